@@ -1,0 +1,43 @@
+{{ cookiecutter.license_header }}"""The {{ cookiecutter.kind }} controller: reconciles {{ cookiecutter.kind }} objects.
+
+The `+kubebuilder:rbac` markers below become rules of config/rbac/role.yaml when you run `make manifests`;
+add one for every kind this controller reads or writes.
+"""
+
+from __future__ import annotations
+
+from pyop.controller import Request, Result
+from pyop.manager import Manager
+
+from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
+
+# +kubebuilder:rbac:groups={{ cookiecutter.qualified_group }},resources={{ cookiecutter.plural }},verbs=get;list;watch;create;update;patch;delete
+# +kubebuilder:rbac:groups={{ cookiecutter.qualified_group }},resources={{ cookiecutter.plural }}/status,verbs=get;update;patch
+# +kubebuilder:rbac:groups={{ cookiecutter.qualified_group }},resources={{ cookiecutter.plural }}/finalizers,verbs=update
+
+
+class {{ cookiecutter.kind }}Reconciler:
+    """Moves the cluster towards what a {{ cookiecutter.kind }} declares and reports progress in its status.
+
+    Reconciling is level-triggered: any change to a {{ cookiecutter.kind }} (or to what it owns) queues its name,
+    and `reconcile` looks at the current state, not at the event.
+    """
+
+    def __init__(self, manager: Manager) -> None:
+        self.client = manager.client
+        self.lister = manager.lister({{ cookiecutter.kind }})
+
+    async def reconcile(self, request: Request) -> Result:
+        obj = self.lister.get(request.name, namespace=request.namespace)
+        if obj is None:
+            # Deleted: objects it owned are garbage-collected through their owner references.
+            return Result()
+
+        # TODO(user): your logic here: create or update what this {{ cookiecutter.kind }} asks for.
+
+        return Result()
+
+
+def setup_with_manager(manager: Manager) -> None:
+    """Register the controller: it watches {{ cookiecutter.kind }} objects and runs the reconciler."""
+    manager.controller_for({{ cookiecutter.kind }}).complete({{ cookiecutter.kind }}Reconciler(manager))

@@ -1,0 +1,1 @@
+{{ cookiecutter.license_header }}"""Controllers of the {{ cookiecutter.qualified_group }} group."""

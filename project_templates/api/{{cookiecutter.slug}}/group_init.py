@@ -1,0 +1,1 @@
+{{ cookiecutter.license_header }}"""API versions of the {{ cookiecutter.qualified_group }} group."""

@@ -1,0 +1,1 @@
+{{ cookiecutter.license_header }}"""The {{ cookiecutter.project_name }} operator."""

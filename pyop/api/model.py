@@ -1,0 +1,175 @@
+"""Base classes for resource models: pydantic v2 models that are snake_case in Python and camelCase on the wire.
+
+One model serves three purposes: typed access in controllers, validation of objects read from the API server, and
+the source of the CRD schema (`pyop make manifests` walks these classes and the `+kubebuilder:` comments above them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from pyop.api.naming import default_plural
+
+
+class KubeModel(BaseModel):
+    """A part of a Kubernetes object: camelCase aliases on the wire, Python names in code.
+
+    Unknown fields are ignored when reading, because the API server prunes fields the CRD does not declare and a
+    newer server may send fields an older operator does not know.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        use_attribute_docstrings=True,
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+@dataclass(frozen=True)
+class GroupVersion:
+    """An API group and version, declared once per API package (Kubebuilder's `groupversion_info.go`)."""
+
+    group: str
+    version: str
+
+    @property
+    def api_version(self) -> str:
+        """The `apiVersion` string: `group/version`, or just `version` for the core group."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What a client needs to address a kind: group, version, kind, plural and scope."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+class OwnerReference(KubeModel):
+    """A reference from a dependent object to its owner, used for garbage collection and `owns` watches."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+
+class ObjectMeta(KubeModel):
+    """Standard object metadata; the fields an operator reads and writes, other fields kept as they came."""
+
+    __k8s_definition__: ClassVar[str] = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+    deletion_grace_period_seconds: int | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    owner_references: list[OwnerReference] | None = None
+    finalizers: list[str] | None = None
+
+
+class Condition(KubeModel):
+    """A status condition (`metav1.Condition`); its CRD schema is Kubernetes' own."""
+
+    __k8s_definition__: ClassVar[str] = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition"
+
+    type: str
+    status: str
+    reason: str
+    message: str = ""
+    last_transition_time: str
+    observed_generation: int | None = None
+
+
+class Resource(KubeModel):
+    """A root kind (`+kubebuilder:object:root=true`): apiVersion, kind, metadata, and usually spec and status.
+
+    Subclasses declare their group and version with class keywords::
+
+        class Captain(Resource, group_version=GROUP_VERSION): ...
+
+    `kind` defaults to the class name and `plural` to Kubebuilder's pluralisation of it.
+    """
+
+    resource_info: ClassVar[ResourceInfo]
+
+    api_version: str = Field(default="", alias="apiVersion")
+    kind: str = ""
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+
+    def __init_subclass__(
+        cls,
+        *,
+        group_version: GroupVersion | None = None,
+        kind: str | None = None,
+        plural: str | None = None,
+        namespaced: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if group_version is not None:
+            kind_name = kind or cls.__name__
+            cls.resource_info = ResourceInfo(
+                group=group_version.group,
+                version=group_version.version,
+                kind=kind_name,
+                plural=plural or default_plural(kind_name),
+                namespaced=namespaced,
+            )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_type_meta(cls, data: Any) -> Any:
+        """New objects get their apiVersion and kind without the caller spelling them out."""
+        info = getattr(cls, "resource_info", None)
+        if isinstance(data, dict) and info is not None:
+            data = dict(data)
+            data.setdefault("apiVersion", info.api_version)
+            data.setdefault("kind", info.kind)
+        return data
+
+
+ItemT = TypeVar("ItemT", bound=Resource)
+
+
+class ListMeta(KubeModel):
+    """Metadata of a list: the resourceVersion to watch from and the continue token of the next page."""
+
+    resource_version: str | None = None
+    continue_: str | None = Field(default=None, alias="continue")
+    remaining_item_count: int | None = None
+
+
+class ResourceList(KubeModel, Generic[ItemT]):
+    """The list kind of a root kind (`CaptainList`), as returned by a list call."""
+
+    api_version: str = Field(default="", alias="apiVersion")
+    kind: str = ""
+    metadata: ListMeta = Field(default_factory=ListMeta)
+    items: list[ItemT] = Field(default_factory=list)

@@ -1,0 +1,170 @@
+"""What the client needs to address a kind over REST, and how model classes declare it.
+
+A model class says which resource it is in one of three ways, checked in this order:
+
+1. a registration: `register_model(ConfigMapModel, BUILTIN["v1/ConfigMap"])` (built-in kinds whose model classes
+   we do not own, e.g. generated from Kubernetes' OpenAPI);
+2. a class attribute `resource_info` (or `resource`) holding any object with `group`, `version`, `kind`, `plural`
+   and `namespaced` attributes: pyop's `pyop.api.Resource` models set it from their class keywords;
+3. class variables `__group__`, `__version__`, `__kind__`, `__plural__`, `__namespaced__`.
+
+The client only reads these attributes (duck typing), so it does not import the model package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+
+@runtime_checkable
+class ResourceInfoLike(Protocol):
+    """The attributes a model's resource description must have."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+
+
+@dataclass(frozen=True)
+class APIResource:
+    """One REST resource: the result of a REST mapping (group/version/kind -> plural and scope)."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def base_path(self) -> str:
+        """`/api/v1` for the core group, `/apis/<group>/<version>` otherwise."""
+        return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+
+    def path(self, namespace: str | None = None, name: str | None = None, subresource: str | None = None) -> str:
+        """The URL path of the collection (no name) or of one object, optionally of a subresource.
+
+        `namespace=None` on a namespaced resource addresses all namespaces (list and watch only).
+        """
+        parts = [self.base_path]
+        if self.namespaced and namespace:
+            parts.append(f"namespaces/{namespace}")
+        elif self.namespaced and name is not None:
+            raise ValueError(f"{self.kind} is namespaced: a namespace is required to address {name!r}")
+        parts.append(self.plural)
+        if name is not None:
+            if not name:
+                raise ValueError(f"empty name for {self.kind}")
+            parts.append(name)
+            if subresource:
+                parts.append(subresource)
+        return "/".join(parts)
+
+    @classmethod
+    def of(cls, info: ResourceInfoLike) -> APIResource:
+        if isinstance(info, APIResource):
+            return info
+        return cls(info.group, info.version, info.kind, info.plural, bool(info.namespaced))
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    """`apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`)."""
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def _builtin(api_version: str, kind: str, plural: str, namespaced: bool = True) -> APIResource:
+    group, version = split_api_version(api_version)
+    return APIResource(group, version, kind, plural, namespaced)
+
+
+# Built-in kinds operators commonly read, write or own; keyed `apiVersion/Kind`. Lets typed clients address them
+# without discovery; anything else is mapped through discovery (`pyop.client.discovery.RESTMapper`).
+BUILTIN: dict[str, APIResource] = {
+    f"{r.api_version}/{r.kind}": r
+    for r in (
+        _builtin("v1", "Namespace", "namespaces", namespaced=False),
+        _builtin("v1", "Node", "nodes", namespaced=False),
+        _builtin("v1", "PersistentVolume", "persistentvolumes", namespaced=False),
+        _builtin("v1", "ConfigMap", "configmaps"),
+        _builtin("v1", "Secret", "secrets"),
+        _builtin("v1", "Pod", "pods"),
+        _builtin("v1", "Service", "services"),
+        _builtin("v1", "ServiceAccount", "serviceaccounts"),
+        _builtin("v1", "Endpoints", "endpoints"),
+        _builtin("v1", "Event", "events"),
+        _builtin("v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
+        _builtin("apps/v1", "Deployment", "deployments"),
+        _builtin("apps/v1", "StatefulSet", "statefulsets"),
+        _builtin("apps/v1", "DaemonSet", "daemonsets"),
+        _builtin("apps/v1", "ReplicaSet", "replicasets"),
+        _builtin("batch/v1", "Job", "jobs"),
+        _builtin("batch/v1", "CronJob", "cronjobs"),
+        _builtin("networking.k8s.io/v1", "Ingress", "ingresses"),
+        _builtin("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets"),
+        _builtin("coordination.k8s.io/v1", "Lease", "leases"),
+        _builtin("events.k8s.io/v1", "Event", "events"),
+        _builtin("rbac.authorization.k8s.io/v1", "Role", "roles"),
+        _builtin("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings"),
+        _builtin("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False),
+        _builtin("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False),
+        _builtin("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False),
+        _builtin("autoscaling/v1", "Scale", "scale"),
+    )
+}
+
+_REGISTRY: dict[type, APIResource] = {}
+
+
+def register_model(model: type[BaseModel], resource: ResourceInfoLike | str) -> None:
+    """Tell the typed client which resource a model class is (for classes that cannot declare it themselves).
+
+    `resource` may be a `BUILTIN` key such as `"apps/v1/Deployment"`.
+    """
+    _REGISTRY[model] = BUILTIN[resource] if isinstance(resource, str) else APIResource.of(resource)
+
+
+def is_builtin(resource: APIResource) -> bool:
+    """Whether a resource is a built-in kind (strategic merge patch works only for those)."""
+    return f"{resource.api_version}/{resource.kind}" in BUILTIN
+
+
+def resource_for_model(model: type[Any]) -> APIResource:
+    """The REST resource a model class stands for; raises TypeError when the class does not say."""
+    for klass in getattr(model, "__mro__", (model,)):
+        if klass in _REGISTRY:
+            return _REGISTRY[klass]
+    for attribute in ("resource_info", "resource"):
+        info = getattr(model, attribute, None)
+        if info is not None and isinstance(info, ResourceInfoLike):
+            return APIResource.of(info)
+    kind = getattr(model, "__kind__", None)
+    if isinstance(kind, str):
+        return APIResource(
+            group=str(getattr(model, "__group__", "")),
+            version=str(model.__version__),
+            kind=kind,
+            plural=str(getattr(model, "__plural__", "") or _default_plural(kind)),
+            namespaced=bool(getattr(model, "__namespaced__", True)),
+        )
+    raise TypeError(
+        f"{getattr(model, '__name__', model)!r} does not declare its resource: set `resource_info`, the "
+        "`__group__/__version__/__kind__/__plural__/__namespaced__` class variables, or call register_model()"
+    )
+
+
+def _default_plural(kind: str) -> str:
+    """Kubebuilder's plural of a kind, from the model package when it is there (one rule for scaffolder and client)."""
+    try:
+        from pyop.api.naming import default_plural
+    except ImportError:  # pragma: no cover - the model package ships with pyop
+        return kind.lower() + "s"
+    return str(default_plural(kind))

@@ -1,0 +1,252 @@
+"""HTTP to the API server over one pooled aiohttp session: JSON requests, error mapping, retries, watch streams.
+
+We own this layer (rather than a generated client) so that watch behaviour is ours: streams are read chunk by
+chunk with no line-length limit, and a silent stream is the reflector's to detect, never hidden behind a socket
+timeout here. Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of times, as
+client-go's `checkWait` does; a 401 lets the auth provider refresh its credentials once (expired exec tokens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+from pyop.client.config import ClientConfig
+from pyop.client.errors import ApiConnectionError, ApiError, error_from_status
+
+log = logging.getLogger(__name__)
+
+JSON = "application/json"
+Params = Mapping[str, str | int | bool | None]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Transport:
+    """One connection pool and identity; cheap to share between clients and informers.
+
+    The aiohttp session is created on first use, inside the running event loop. `max_retries` bounds the
+    retries of throttled requests, `max_retry_wait` caps one Retry-After wait; `sleep` is injectable for tests.
+    """
+
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        max_retries: int = 5,
+        max_retry_wait: float = 30.0,
+        connect_timeout: float = 10.0,
+        request_timeout: float = 60.0,
+        connection_limit: int = 100,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.config = config
+        self.max_retries = max_retries
+        self.max_retry_wait = max_retry_wait
+        self.connect_timeout = connect_timeout
+        self.request_timeout = request_timeout
+        self.connection_limit = connection_limit
+        self._sleep = sleep
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                limit=self.connection_limit,
+                ssl=self.config.ssl_context(),
+                enable_cleanup_closed=True,
+            )
+            self._session = aiohttp.ClientSession(
+                base_url=None,
+                connector=connector,
+                headers={"User-Agent": self.config.user_agent, **self.config.extra_headers},
+                json_serialize=json.dumps,
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    async def __aenter__(self) -> Transport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Params | None = None,
+        body: Any = None,
+        content_type: str = JSON,
+    ) -> Any:
+        """Send one request and return the decoded JSON answer; raise the mapped `ApiError` on failure."""
+        data = None if body is None else (body if isinstance(body, bytes | str) else json.dumps(body))
+        timeout = aiohttp.ClientTimeout(total=self.request_timeout, connect=self.connect_timeout)
+        attempt = 0
+        refreshed = False
+        while True:
+            headers = await self._headers(content_type if data is not None else None)
+            try:
+                async with self.session.request(
+                    method,
+                    self._url(path),
+                    params=_clean_params(params),
+                    data=data,
+                    headers=headers,
+                    timeout=timeout,
+                    proxy=self.config.proxy,
+                    server_hostname=self.config.tls_server_name,
+                ) as response:
+                    raw = await response.read()
+                    status = response.status
+                    retry_header = response.headers.get("Retry-After")
+            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+                raise ApiConnectionError(f"{method} {path}: {error!r}") from error
+            if status < 400:
+                return _decode(raw)
+            error = error_from_status(status, _decode_error(raw))
+            if status == 401 and not refreshed and await self._refresh_auth():
+                refreshed = True
+                continue
+            wait = self._retry_wait(error, retry_header, attempt)
+            if wait is None:
+                raise error
+            attempt += 1
+            log.debug("%s %s: %s, retry %d in %.2fs", method, path, error.reason, attempt, wait)
+            await self._sleep(wait)
+
+    @asynccontextmanager
+    async def stream(self, path: str, *, params: Params | None = None) -> AsyncIterator[AsyncIterator[bytes]]:
+        """Open a streaming GET (a watch) and yield an iterator over its lines (without the newline).
+
+        No read timeout: a watch may legitimately be quiet; the caller decides when silence means a stall.
+        Errors before the stream starts are raised as `ApiError`/`ApiConnectionError` like `request`.
+        """
+        timeout = aiohttp.ClientTimeout(total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout)
+        attempt = 0
+        refreshed = False
+        while True:
+            headers = await self._headers(None)
+            try:
+                response = await self.session.get(
+                    self._url(path),
+                    params=_clean_params(params),
+                    headers=headers,
+                    timeout=timeout,
+                    proxy=self.config.proxy,
+                    server_hostname=self.config.tls_server_name,
+                )
+            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+                raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
+            if response.status < 400:
+                break
+            try:
+                raw = await response.read()
+            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+                raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
+            finally:
+                response.release()
+            error = error_from_status(response.status, _decode_error(raw))
+            if response.status == 401 and not refreshed and await self._refresh_auth():
+                refreshed = True
+                continue
+            wait = self._retry_wait(error, response.headers.get("Retry-After"), attempt)
+            if wait is None:
+                raise error
+            attempt += 1
+            await self._sleep(wait)
+        try:
+            yield _lines(response)
+        finally:
+            response.close()
+
+    async def _headers(self, content_type: str | None) -> dict[str, str]:
+        headers = {"Accept": JSON}
+        if content_type is not None:
+            headers["Content-Type"] = content_type
+        if self.config.auth is not None:
+            value = await self.config.auth.authorization()
+            if value:
+                headers["Authorization"] = value
+        return headers
+
+    async def _refresh_auth(self) -> bool:
+        return self.config.auth is not None and await self.config.auth.refresh()
+
+    def _retry_wait(self, error: ApiError, retry_header: str | None, attempt: int) -> float | None:
+        """Seconds to wait before retrying, or None to give up: 429 always, 5xx only with Retry-After."""
+        if attempt >= self.max_retries:
+            return None
+        seconds = _parse_retry_after(retry_header)
+        if seconds is None:
+            seconds = error.retry_after_seconds
+        if error.code == 429:
+            return min(float(seconds if seconds is not None else 1), self.max_retry_wait)
+        if error.code >= 500 and seconds is not None:
+            return min(float(seconds), self.max_retry_wait)
+        return None
+
+    def _url(self, path: str) -> str:
+        return self.config.server + path
+
+
+async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+    """Split a chunked body into lines without aiohttp's readline length limit (objects may be ~1 MiB)."""
+    buffer = b""
+    try:
+        async for chunk in response.content.iter_any():
+            buffer += chunk
+            if b"\n" not in chunk:
+                continue
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                if line.strip():
+                    yield line
+    except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+        raise ApiConnectionError(f"watch stream broken: {error!r}") from error
+    if buffer.strip():
+        yield buffer
+
+
+def _clean_params(params: Params | None) -> dict[str, str] | None:
+    if not params:
+        return None
+    cleaned: dict[str, str] = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        cleaned[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return cleaned
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    return json.loads(raw)
+
+
+def _decode_error(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def _parse_retry_after(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return max(0, int(value.strip()))
+    except ValueError:
+        return None

@@ -1,0 +1,139 @@
+"""Behaviour particular to some built-in kinds: defaults set on create, review APIs, CRD status.
+
+Kept apart from the generic registry so ``operations.py`` reads like kube-apiserver's generic
+store, with the per-kind strategy hooks here.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyop.testing.errors import ApiError, StatusCause, invalid
+from pyop.testing.resources import ResourceType, types_from_crd
+
+CRD_STORAGE_KEY = "customresourcedefinitions.apiextensions.k8s.io"
+NAMESPACE_FINALIZER = "kubernetes"
+
+
+@dataclass
+class UserInfo:
+    username: str
+    groups: list[str] = field(default_factory=list)
+    uid: str = ""
+
+
+def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None:
+    """Defaults a kind's registry strategy sets on create (status reset, phases, finalizers)."""
+    key = resource_type.storage_key
+    if resource_type.has_status and resource_type.custom:
+        obj.pop("status", None)
+    if key == "namespaces":
+        obj["status"] = {"phase": "Active"}
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("finalizers", [NAMESPACE_FINALIZER])
+    elif key == "pods":
+        obj["status"] = {"phase": "Pending"}
+    elif key == "deployments.apps":
+        obj["status"] = {}
+        obj.setdefault("spec", {}).setdefault("replicas", 1)
+    elif key == "services":
+        obj["status"] = {"loadBalancer": {}}
+    fold_secret_string_data(resource_type, obj)
+
+
+def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) -> None:
+    """``stringData`` is write-only: the API server merges it into ``data`` (base64)."""
+    if resource_type.storage_key != "secrets" or "stringData" not in obj:
+        return
+    data = dict(obj.get("data") or {})
+    for name, value in (obj.pop("stringData") or {}).items():
+        data[name] = base64.b64encode(str(value).encode()).decode()
+    obj["data"] = data
+    obj.setdefault("type", "Opaque")
+
+
+def review_response(resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]) -> dict[str, Any]:
+    """TokenReview / SubjectAccessReview: answered, never stored."""
+    spec = obj.get("spec") or {}
+    if resource_type.plural == "tokenreviews":
+        user = users.get(spec.get("token") or "")
+        if user is None:
+            obj["status"] = {"authenticated": False, "error": "invalid bearer token"}
+        else:
+            user_info: dict[str, Any] = {"username": user.username, "groups": list(user.groups)}
+            if user.uid:
+                user_info["uid"] = user.uid
+            obj["status"] = {"authenticated": True, "user": user_info, "audiences": spec.get("audiences") or []}
+        return obj
+    known = {user.username: user for user in users.values()}
+    user = known.get(spec.get("user") or "")
+    groups = set(spec.get("groups") or []) | set(user.groups if user else [])
+    if "system:masters" in groups:
+        obj["status"] = {"allowed": True, "reason": "the user is a member of system:masters"}
+    else:
+        obj["status"] = {"allowed": False, "reason": "no RBAC policy matched"}
+    return obj
+
+
+# --- CustomResourceDefinition ---------------------------------------------------------------------
+
+
+def validate_crd(crd: dict[str, Any]) -> list[ResourceType]:
+    """The checks the serving side depends on; full CRD validation is the manifest generator's job."""
+    name = (crd.get("metadata") or {}).get("name", "")
+    spec = crd.get("spec") or {}
+    names = spec.get("names") or {}
+    causes = []
+    for path, value in (
+        ("spec.group", spec.get("group")),
+        ("spec.names.plural", names.get("plural")),
+        ("spec.names.kind", names.get("kind")),
+    ):
+        if not value:
+            causes.append(StatusCause("FieldValueRequired", "Required value", path))
+    versions = spec.get("versions") or []
+    if not versions:
+        causes.append(StatusCause("FieldValueRequired", "Required value: must have exactly one version marked as storage version", "spec.versions"))
+    elif sum(1 for version in versions if version.get("storage")) != 1:
+        causes.append(
+            StatusCause("FieldValueInvalid", "Invalid value: must have exactly one version marked as storage version", "spec.versions")
+        )
+    if spec.get("scope") not in ("Namespaced", "Cluster"):
+        causes.append(StatusCause("FieldValueNotSupported", f'Unsupported value: "{spec.get("scope")}": supported values: "Cluster", "Namespaced"', "spec.scope"))
+    expected = f"{names.get('plural')}.{spec.get('group')}"
+    if not causes and name != expected:
+        causes.append(
+            StatusCause("FieldValueInvalid", f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group', "metadata.name")
+        )
+    if causes:
+        raise invalid("CustomResourceDefinition", "apiextensions.k8s.io", name, causes)
+    return types_from_crd(crd)
+
+
+def crd_status(crd: dict[str, Any], previous: dict[str, Any] | None, now: str) -> dict[str, Any]:
+    """Established and NamesAccepted at once: there is no controller delay to model."""
+    spec = crd["spec"]
+    names = dict(spec["names"])
+    names.setdefault("singular", names["kind"].lower())
+    names.setdefault("listKind", names["kind"] + "List")
+    storage = next(version["name"] for version in spec["versions"] if version.get("storage"))
+    stored = list(((previous or {}).get("status") or {}).get("storedVersions") or [])
+    if storage not in stored:
+        stored.append(storage)
+    conditions = [
+        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
+        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
+    ]
+    return {"conditions": conditions, "acceptedNames": names, "storedVersions": stored}
+
+
+def reject_strategic_merge(resource_type: ResourceType) -> None:
+    if resource_type.custom:
+        raise ApiError(
+            415,
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            reason="UnsupportedMediaType",
+        )

@@ -1,0 +1,112 @@
+"""``metadata.managedFields`` bookkeeping: which manager set which fields, in FieldsV1 form.
+
+Recorded, not enforced: the server notes the fields of each Apply (the applied configuration)
+and each Update (the fields that write changed), so tests can check that a controller applies
+with its own field manager. Conflicts between managers and removal of fields a manager stops
+applying are not modelled.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pyop.testing.patch import MERGE_KEYS
+
+Fields = dict[str, Any]
+_TRACKED_METADATA = ("labels", "annotations", "finalizers", "ownerReferences")
+
+
+def _list_item_key(field: str, item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return "v:" + json.dumps(item, separators=(",", ":"))
+    key = MERGE_KEYS.get(field) or ("containerPort" if "containerPort" in item else "port" if field == "ports" else None)
+    if key and key in item:
+        return "k:" + json.dumps({key: item[key]}, separators=(",", ":"))
+    return None
+
+
+def field_set(value: Any, field: str = "") -> Fields:
+    """FieldsV1 of a value: nested ``f:`` entries for maps, ``k:``/``v:`` entries for keyed lists."""
+    if isinstance(value, dict):
+        return {f"f:{key}": field_set(item, key) for key, item in value.items()}
+    if isinstance(value, list):
+        entries: Fields = {}
+        for item in value:
+            item_key = _list_item_key(field, item)
+            if item_key is None:
+                return {}  # atomic list: owning the field owns all of it
+            entries[item_key] = {".": {}, **field_set(item, field)} if isinstance(item, dict) else {}
+        return entries
+    return {}
+
+
+def object_field_set(obj: dict[str, Any]) -> Fields:
+    """The fields a writer of ``obj`` sets: everything but identity and server-owned metadata."""
+    fields = {f"f:{key}": field_set(value, key) for key, value in obj.items() if key not in ("apiVersion", "kind", "metadata")}
+    metadata = obj.get("metadata") or {}
+    tracked = {f"f:{key}": field_set(metadata[key], key) for key in _TRACKED_METADATA if key in metadata}
+    if tracked:
+        fields["f:metadata"] = tracked
+    return fields
+
+
+def changed_field_set(old: Any, new: Any, field: str = "") -> Fields | None:
+    """Fields of ``new`` that differ from ``old`` (None: nothing changed)."""
+    if old == new:
+        return None
+    if isinstance(old, dict) and isinstance(new, dict):
+        changed = {}
+        for key, value in new.items():
+            sub = changed_field_set(old.get(key), value, key)
+            if sub is not None:
+                changed[f"f:{key}"] = sub
+        return changed or None
+    return field_set(new, field)
+
+
+def merge_field_sets(left: Fields, right: Fields) -> Fields:
+    merged = dict(left)
+    for key, value in right.items():
+        merged[key] = merge_field_sets(merged[key], value) if key in merged else value
+    return merged
+
+
+def record(
+    obj: dict[str, Any],
+    *,
+    manager: str,
+    operation: str,
+    api_version: str,
+    time: str,
+    fields: Fields,
+    subresource: str = "",
+    replace: bool = False,
+) -> None:
+    """Add or update the entry of (manager, operation, subresource) in ``obj``'s managedFields."""
+    if not fields:
+        return
+    metadata = obj.setdefault("metadata", {})
+    entries = [dict(entry) for entry in metadata.get("managedFields") or []]
+    for entry in entries:
+        if (entry.get("manager"), entry.get("operation"), entry.get("subresource", "")) == (
+            manager,
+            operation,
+            subresource,
+        ):
+            previous = (entry.get("fieldsV1") or {}) if not replace else {}
+            entry.update(apiVersion=api_version, time=time, fieldsV1=merge_field_sets(previous, fields))
+            break
+    else:
+        entry = {
+            "manager": manager,
+            "operation": operation,
+            "apiVersion": api_version,
+            "time": time,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": fields,
+        }
+        if subresource:
+            entry["subresource"] = subresource
+        entries.append(entry)
+    metadata["managedFields"] = entries

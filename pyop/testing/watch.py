@@ -1,0 +1,168 @@
+"""Watch streams: per-request filtering, bookmarks, timeouts, and the fault hooks (close, stall).
+
+A ``Watcher`` is subscribed to the store synchronously with the snapshot of its starting point
+(initial ADDED events or replayed history), so no commit can fall between the two. Bookmarks
+carry the store's current resourceVersion whenever the watcher's queue is drained: at that
+moment every earlier event of the resource has been written to the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from pyop.testing.errors import ApiError
+from pyop.testing.resources import ResourceType
+from pyop.testing.selectors import FieldRequirement, Requirement, fields_match, labels_match
+from pyop.testing.store import StoredEvent
+
+_CLOSE = object()
+_MAX_BATCH = 256
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+def encode_event(event_type: str, obj: dict[str, Any]) -> bytes:
+    return json.dumps({"type": event_type, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+
+def served_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any]:
+    """The stored object as seen through the requested version (conversion strategy None)."""
+    if obj.get("apiVersion") == resource_type.api_version:
+        return obj
+    return {**obj, "apiVersion": resource_type.api_version}
+
+
+class Watcher:
+    def __init__(
+        self,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: tuple[Requirement, ...],
+        fields: tuple[FieldRequirement, ...],
+        *,
+        bookmarks: bool,
+        bookmark_interval: float,
+        timeout: float | None,
+        current_rv: Callable[[], int],
+    ) -> None:
+        self.resource_type = resource_type
+        self.namespace = namespace
+        self.labels = labels
+        self.fields = fields
+        self.bookmarks = bookmarks
+        self.bookmark_interval = bookmark_interval
+        self.timeout = timeout
+        self.stalled = False
+        self._current_rv = current_rv
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._closed = asyncio.Event()
+
+    # --- producer side (called synchronously from store commits and fault injection) --------------
+
+    def _matches(self, obj: dict[str, Any] | None) -> bool:
+        if obj is None:
+            return False
+        if self.namespace is not None and obj["metadata"].get("namespace", "") != self.namespace:
+            return False
+        return labels_match(self.labels, obj) and fields_match(self.fields, obj)
+
+    def deliver(self, event: StoredEvent) -> None:
+        if self.stalled or self._closed.is_set():
+            return
+        now_matches = self._matches(event.obj)
+        if event.type == "MODIFIED":
+            before = self._matches(event.prev)
+            if now_matches and not before:
+                self._queue.put_nowait(("ADDED", event.obj, None))
+            elif before and not now_matches:
+                self._queue.put_nowait(("DELETED", event.obj, None))
+            elif now_matches:
+                self._queue.put_nowait((event.type, event.obj, event))
+        elif now_matches:
+            self._queue.put_nowait((event.type, event.obj, event))
+
+    def send_initial(self, event_type: str, obj: dict[str, Any]) -> None:
+        self._queue.put_nowait((event_type, obj, None))
+
+    def send_error(self, error: ApiError) -> None:
+        self._queue.put_nowait(("ERROR", error.to_status(), None))
+        self.close()
+
+    def send_bookmark(self, annotations: dict[str, str] | None = None) -> None:
+        self._queue.put_nowait(("BOOKMARK", self._bookmark_object(annotations), None))
+
+    def stall(self) -> None:
+        self.stalled = True
+        self._queue.put_nowait(None)  # wake the writer so it stops at once
+
+    def close(self) -> None:
+        self._queue.put_nowait(_CLOSE)
+        self._closed.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    # --- consumer side ----------------------------------------------------------------------------
+
+    def _bookmark_object(self, annotations: dict[str, str] | None) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"resourceVersion": str(self._current_rv())}
+        if annotations:
+            metadata["annotations"] = annotations
+        return {"kind": self.resource_type.kind, "apiVersion": self.resource_type.api_version, "metadata": metadata}
+
+    def _line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
+        event_type, obj, event = item
+        wire = obj if event_type in ("ERROR", "BOOKMARK") else served_as(obj, self.resource_type)
+        if event is None:
+            return encode_event(event_type, wire)
+        cache_key = (event_type, self.resource_type.api_version)
+        line = event.encoded.get(cache_key)
+        if line is None:
+            line = event.encoded[cache_key] = encode_event(event_type, wire)
+        return line
+
+    async def stream(self, response: web.StreamResponse) -> None:
+        """Write events until closed, timed out or the client goes away."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout if self.timeout else None
+        next_bookmark = loop.time() + self.bookmark_interval if self.bookmarks else None
+        while True:
+            if self.stalled:
+                await self._closed.wait()
+                return
+            lines: list[bytes] = []
+            finished = False
+            while len(lines) < _MAX_BATCH and not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is _CLOSE:
+                    finished = True
+                    break
+                if item is not None and not self.stalled:
+                    lines.append(self._line(item))
+            if lines:
+                await response.write(b"".join(lines))
+            if finished:
+                return
+            if lines:
+                continue
+            now = loop.time()
+            if deadline is not None and now >= deadline:
+                return
+            if next_bookmark is not None and now >= next_bookmark:
+                await response.write(encode_event("BOOKMARK", self._bookmark_object(None)))
+                next_bookmark = now + self.bookmark_interval
+                continue
+            wake_at = min(t for t in (deadline, next_bookmark, now + 3600.0) if t is not None)
+            try:
+                item = await asyncio.wait_for(self._queue.get(), wake_at - now)
+            except TimeoutError:
+                continue
+            if item is _CLOSE:
+                return
+            if item is not None and not self.stalled:
+                await response.write(self._line(item))

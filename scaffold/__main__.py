@@ -1,0 +1,3 @@
+from scaffold.cli.app import main
+
+main()

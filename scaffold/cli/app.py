@@ -1,0 +1,139 @@
+"""The Typer application. Commands stay thin: parse flags, call a library function, print its report.
+
+Heavy modules (cookiecutter, jinja2, ruamel.yaml, rich consoles, the manifest generator) are imported inside the
+commands that need them, so `pyop --help` starts fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scaffold import __version__
+from scaffold.errors import PyopError
+
+app = typer.Typer(
+    name="pyop",
+    help="Kubebuilder for Python: scaffold Kubernetes operators, generate their manifests, run them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    add_completion=True,
+)
+create_app = typer.Typer(help="Scaffold a Kubernetes API or webhook.", no_args_is_help=True, rich_markup_mode=None)
+make_app = typer.Typer(
+    help="Generate files from the project's models and markers.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(create_app, name="create")
+app.add_typer(make_app, name="make")
+
+ProjectDir = Annotated[
+    Path, typer.Option("--project-dir", "-C", help="The project folder (default: the current folder).")
+]
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"pyop {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
+    ] = False,
+) -> None:
+    """Kubebuilder for Python: scaffold Kubernetes operators, generate their manifests, run them."""
+
+
+@app.command()
+def init(
+    domain: Annotated[str, typer.Option(help="Domain of the API groups (groups are <group>.<domain>).")] = "my.domain",
+    project_name: Annotated[
+        str | None, typer.Option(help="Name of the project (default: the folder's name).")
+    ] = None,
+    owner: Annotated[str, typer.Option(help="Owner named in the licence header.")] = "",
+    license: Annotated[str, typer.Option(help="Licence header of generated files: apache2 or none.")] = "apache2",
+    namespaced: Annotated[
+        bool, typer.Option(help="Watch only WATCH_NAMESPACE and use Role/RoleBinding instead of cluster scope.")
+    ] = False,
+    multigroup: Annotated[bool, typer.Option(help="Lay out APIs as api/<group>/<version>.")] = False,
+    force: Annotated[bool, typer.Option(help="Scaffold into a non-empty folder, overwriting clashing files.")] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Initialise a new operator project in the current folder."""
+    from scaffold.commands.init import InitOptions, init_project
+
+    options = InitOptions(
+        domain=domain,
+        project_name=project_name,
+        owner=owner,
+        license=license,
+        namespaced=namespaced,
+        multigroup=multigroup,
+        force=force,
+    )
+    _run(lambda: init_project(project_dir, options))
+
+
+@create_app.command("api")
+def create_api(
+    group: Annotated[str, typer.Option(help="API group, without the domain (e.g. crew).")],
+    version: Annotated[str, typer.Option(help="API version (e.g. v1, v1alpha1, v2beta3).")],
+    kind: Annotated[str, typer.Option(help="Kind, UpperCamelCase (e.g. Captain).")],
+    plural: Annotated[str | None, typer.Option(help="Plural resource name (default: English plural of the kind).")] = None,
+    namespaced: Annotated[
+        bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the resource.")
+    ] = True,
+    resource: Annotated[bool, typer.Option(help="Scaffold the API model.")] = True,
+    controller: Annotated[bool, typer.Option(help="Scaffold the controller.")] = True,
+    force: Annotated[bool, typer.Option(help="Overwrite files of an existing scaffold.")] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Scaffold a Kubernetes API: model, controller, sample, RBAC helper roles and kustomize wiring."""
+    from scaffold.commands.create_api import CreateAPIOptions
+    from scaffold.commands.create_api import create_api as run_create_api
+
+    options = CreateAPIOptions(
+        group=group,
+        version=version,
+        kind=kind,
+        plural=plural,
+        namespaced=namespaced,
+        resource=resource,
+        controller=controller,
+        force=force,
+    )
+    _run(lambda: run_create_api(project_dir, options))
+
+
+@make_app.command("manifests")
+def make_manifests(
+    check: Annotated[
+        bool, typer.Option(help="Also validate every sample under config/samples against its CRD.")
+    ] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Generate CRDs (config/crd/bases) and RBAC roles (config/rbac/role.yaml) from models and markers."""
+    from scaffold.commands.make_manifests import ManifestOptions, make_manifests as run_make
+
+    _run(lambda: run_make(project_dir, ManifestOptions(check_samples=check)))
+
+
+def _run(command: object) -> None:
+    """Run a command function and print its report; user errors become one stderr line and exit code 2."""
+    from scaffold.cli.output import print_error, print_report
+
+    try:
+        report = command()  # type: ignore[operator]
+    except PyopError as exc:
+        print_error(str(exc))
+        raise typer.Exit(code=exc.exit_code) from None
+    print_report(report)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,201 @@
+"""`pyop create api`: add a group/version/kind (its model, controller, sample, roles) to a project."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scaffold.commands.headers import BOILERPLATE_FILE
+from scaffold.commands.report import Report
+from scaffold.edit.insertion import insert_at_marker
+from scaffold.edit.yaml_edit import append_unique
+from scaffold.errors import ConflictError, UsageError
+from scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
+from scaffold.project.layout import KindLayout
+from scaffold.project.names import validate_group, validate_kind, validate_plural, validate_version
+from scaffold.render.changeset import ChangeSet, IfExists
+from scaffold.render.templates import render_template
+
+HELPER_ROLES = ("admin", "editor", "viewer")
+
+
+@dataclass(frozen=True)
+class CreateAPIOptions:
+    group: str
+    version: str
+    kind: str
+    plural: str | None = None
+    namespaced: bool = True
+    resource: bool = True
+    controller: bool = True
+    force: bool = False
+
+
+def create_api(root: Path, options: CreateAPIOptions) -> Report:
+    root = root.resolve()
+    group = validate_group(options.group)
+    version = validate_version(options.version)
+    kind = validate_kind(options.kind)
+    if not options.resource and not options.controller:
+        raise UsageError("nothing to do: --no-resource and --no-controller together scaffold nothing")
+    project = load_project(root)
+    _check_single_group(project, group)
+    plural = _plural_for(project, group, kind, options)
+    _check_scope(project, group, kind, options.namespaced)
+    existing = project.find(group, version, kind)
+    if existing is not None and not options.force:
+        if options.resource and existing.api is not None:
+            raise ConflictError(
+                f"API {group}/{version}, Kind={kind} already exists in PROJECT: pass --force to scaffold it again"
+            )
+        if options.controller and existing.controller:
+            raise ConflictError(
+                f"controller for {group}/{version}, Kind={kind} already exists: pass --force to scaffold it again"
+            )
+
+    layout = KindLayout(project, group, version, kind, plural)
+    changes = ChangeSet(root, force=options.force)
+    rendered = render_template("api", _context(root, project, layout, options.namespaced))
+    if options.resource:
+        _plan_resource(changes, layout, rendered)
+    if options.controller:
+        _plan_controller(changes, layout, rendered)
+    _plan_project_entry(changes, project, layout, options)
+    report = Report(files=changes.apply())
+    report.next_step = (
+        "edit the model in " + layout.types_file + ", then run: make manifests"
+        if options.resource
+        else "implement the reconciler in " + layout.controller_file
+    )
+    return report
+
+
+def _plural_for(project: Project, group: str, kind: str, options: CreateAPIOptions) -> str:
+    """The plural of the kind; every version of a kind shares it, because they form one CRD."""
+    from pyop.api.naming import default_plural
+
+    plural = validate_plural(options.plural) if options.plural else None
+    siblings = project.kinds_of(group, kind)
+    known = next((s.plural or default_plural(kind) for s in siblings if s.api is not None), None)
+    if known is not None and plural is not None and plural != known:
+        raise UsageError(
+            f"invalid plural {plural!r}: other versions of {group}/{kind} use {known!r}, and all versions of a kind "
+            "share one CRD"
+        )
+    return plural or known or default_plural(kind)
+
+
+def _check_single_group(project: Project, group: str) -> None:
+    """Without --multigroup, every API lives in api/<version>/, so two groups would share one package."""
+    other = next((r.group for r in project.resources if r.group != group), None)
+    if other is not None and not project.multigroup:
+        raise UsageError(
+            f"invalid group {group!r}: this project already has group {other!r} and is not multigroup; "
+            "re-create it with `pyop init --multigroup` to hold several groups"
+        )
+
+
+def _check_scope(project: Project, group: str, kind: str, namespaced: bool) -> None:
+    for sibling in project.kinds_of(group, kind):
+        if sibling.api is not None and sibling.api.namespaced != namespaced:
+            scope = "namespaced" if sibling.api.namespaced else "cluster-scoped"
+            raise UsageError(
+                f"invalid scope for {group}/{kind}: version {sibling.version} is {scope}, and all versions of a kind "
+                "share one scope"
+            )
+
+
+def _context(root: Path, project: Project, layout: KindLayout, namespaced: bool) -> dict[str, object]:
+    from pyop.api.naming import default_plural
+
+    boilerplate = root / BOILERPLATE_FILE
+    return {
+        "project_name": project.project_name,
+        "package": project.package,
+        "license_header": boilerplate.read_text(encoding="utf-8") if boilerplate.is_file() else "",
+        "group": layout.group,
+        "qualified_group": layout.qualified_group,
+        "version": layout.version,
+        "kind": layout.kind,
+        "kind_lower": layout.kind.lower(),
+        "kind_module": layout.kind_module,
+        "plural": layout.plural,
+        "custom_plural": layout.plural != default_plural(layout.kind),
+        "namespaced": namespaced,
+        "api_module": layout.api_module,
+        "types_module": layout.types_module,
+        "role_prefix": layout.role_prefix,
+        "controller_module": layout.controller_module,
+    }
+
+
+def _plan_resource(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes]) -> None:
+    if layout.group_dir is not None:
+        changes.add_file(f"{layout.group_dir}/__init__.py", rendered["group_init.py"], IfExists.SKIP)
+    changes.add_file(f"{layout.api_dir}/__init__.py", rendered["version_init.py"], IfExists.SKIP)
+    changes.add_file(f"{layout.api_dir}/groupversion_info.py", rendered["groupversion_info.py"], IfExists.SKIP)
+    changes.add_file(layout.types_file, rendered["types.py"])
+    changes.add_file(layout.sample_file, rendered["sample.yaml"])
+    for role in HELPER_ROLES:
+        changes.add_file(layout.helper_role_file(role), rendered[f"{role}_role.yaml"])
+
+    _append(changes, "config/crd/kustomization.yaml", "resources", [layout.crd_file.removeprefix("config/crd/")])
+    _append(changes, "config/samples/kustomization.yaml", "resources", [layout.sample_file.removeprefix("config/samples/")])
+    _append(
+        changes,
+        "config/rbac/kustomization.yaml",
+        "resources",
+        [layout.helper_role_file(role).removeprefix("config/rbac/") for role in HELPER_ROLES],
+    )
+    # The CRDs join the deployable set with the first API (Kubebuilder leaves `#- ../crd` for the user to enable).
+    _append_before_marker(changes, "config/default/kustomization.yaml", "../crd")
+
+
+def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes]) -> None:
+    if layout.project.multigroup:
+        changes.add_file(f"{layout.controllers_dir}/__init__.py", rendered["controllers_group_init.py"], IfExists.SKIP)
+    changes.add_file(layout.controller_file, rendered["controller.py"])
+    main = changes.read_text(layout.main_file)
+    if main is None:
+        raise UsageError(f"cannot register the controller: {layout.main_file} is missing")
+    package, _, module = layout.controller_module.rpartition(".")
+    main = insert_at_marker(
+        main, "imports", f"from {package} import {module} as {layout.controller_alias}", source=layout.main_file
+    )
+    main = insert_at_marker(
+        main, "builder", f"{layout.controller_alias}.setup_with_manager(manager)", source=layout.main_file
+    )
+    changes.update_file(layout.main_file, main)
+
+
+def _plan_project_entry(changes: ChangeSet, project: Project, layout: KindLayout, options: CreateAPIOptions) -> None:
+    from pyop.api.naming import default_plural
+
+    entry = project.find(layout.group, layout.version, layout.kind)
+    if entry is None:
+        entry = ResourceEntry(group=layout.group, domain=project.domain, version=layout.version, kind=layout.kind)
+        project.resources.append(entry)
+    if layout.plural != default_plural(layout.kind):
+        entry.plural = layout.plural
+    if options.resource:
+        entry.api = APISettings(crdVersion="v1", namespaced=options.namespaced)
+        entry.path = layout.api_module
+    if options.controller:
+        entry.controller = True
+    changes.update_file(PROJECT_FILE, dump_project(project))
+
+
+def _append(changes: ChangeSet, path: str, key: str, values: list[str]) -> None:
+    text = changes.read_text(path)
+    if text is None:
+        raise UsageError(f"cannot add to {path}: the file is missing (was the project made by `pyop init`?)")
+    changes.update_file(path, append_unique(text, key, values, source=path))
+
+
+def _append_before_marker(changes: ChangeSet, path: str, value: str) -> None:
+    text = changes.read_text(path)
+    if text is None:
+        raise UsageError(f"cannot add to {path}: the file is missing (was the project made by `pyop init`?)")
+    if any(line.strip() == f"- {value}" for line in text.splitlines()):
+        return
+    changes.update_file(path, insert_at_marker(text, "defaultresources", f"- {value}", source=path))

@@ -1,0 +1,44 @@
+"""The licence header at the top of generated Python files (Kubebuilder's hack/boilerplate.go.txt)."""
+
+from __future__ import annotations
+
+from scaffold.errors import UsageError
+
+LICENSES = ("apache2", "none")
+
+_APACHE2 = """\
+# Copyright {owner}.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+
+
+BOILERPLATE_FILE = "hack/boilerplate.py.txt"
+
+
+def validate_license(license_name: str) -> str:
+    if license_name not in LICENSES:
+        raise UsageError(f"invalid license {license_name!r}: must be one of {', '.join(LICENSES)}")
+    return license_name
+
+
+def license_header(license_name: str, owner: str, project_name: str) -> str:
+    """The header, ending with a blank line; no year, so the same input renders the same bytes in any year.
+
+    `pyop init` stores it in hack/boilerplate.py.txt, where later commands read it and the user may change it.
+    """
+    validate_license(license_name)
+    if license_name == "none":
+        return ""
+    return _APACHE2.format(owner=owner or f"The {project_name} Authors")

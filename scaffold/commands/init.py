@@ -1,0 +1,80 @@
+"""`pyop init`: write a new operator project into a folder."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from scaffold.commands.report import Report
+from scaffold.errors import ProjectError
+from scaffold.project.config import PROJECT_FILE, Project, dump_project
+from scaffold.project.names import python_package_name, validate_domain, validate_project_name
+from scaffold.render.changeset import ChangeSet
+from scaffold.render.templates import render_template
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    domain: str = "my.domain"
+    project_name: str | None = None
+    owner: str = ""
+    license: str = "apache2"
+    namespaced: bool = False
+    multigroup: bool = False
+    force: bool = False
+
+
+def init_project(root: Path, options: InitOptions) -> Report:
+    """Scaffold a project in `root`; refuses a folder that holds a project, or any files without --force."""
+    from scaffold import __version__
+
+    root = root.resolve()
+    domain = validate_domain(options.domain)
+    project_name = validate_project_name(options.project_name or root.name)
+    validate_license(options.license)
+    if (root / PROJECT_FILE).exists():
+        raise ProjectError(f"{root} already holds a pyop project (PROJECT exists); use `pyop create api` to add to it")
+    if root.exists() and not root.is_dir():
+        raise ProjectError(f"{root} is a file, not a folder")
+    if root.is_dir() and any(_user_entries(root)) and not options.force:
+        raise ProjectError(f"{root} is not empty: pass --force to scaffold into it anyway (existing files are kept)")
+
+    package = python_package_name(project_name)
+    header = license_header(options.license, options.owner, project_name)
+    context = {
+        "project_name": project_name,
+        "package": package,
+        "domain": domain,
+        "owner": options.owner,
+        "license": options.license,
+        "license_header": header,
+        "namespaced": options.namespaced,
+        "multigroup": options.multigroup,
+        "pyop_version": __version__,
+        "leader_election_id": f"{_short_hash(project_name + domain)}.{domain}",
+    }
+    changes = ChangeSet(root, force=options.force)
+    for path, content in render_template("init", context).items():
+        changes.add_file(path, content)
+    changes.add_file(BOILERPLATE_FILE, header)
+    project = Project(
+        domain=domain,
+        projectName=project_name,
+        package=package,
+        cliVersion=__version__,
+        multigroup=options.multigroup or None,
+        namespaced=options.namespaced or None,
+    )
+    changes.add_file(PROJECT_FILE, dump_project(project))
+    return Report(files=changes.apply(), next_step="define a resource with: pyop create api")
+
+
+def _user_entries(root: Path) -> list[Path]:
+    """Entries that count as the user's files; version-control folders do not."""
+    return [p for p in root.iterdir() if p.name not in {".git", ".hg", ".svn", ".idea", ".vscode"}]
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]

@@ -1,0 +1,58 @@
+"""Round-trip YAML edits with ruamel.yaml: add to a list in a kustomization without losing comments.
+
+pyop's kustomization files end their lists with a `# +kubebuilder:scaffold:<name>` comment. ruamel.yaml attaches a
+comment after the last item to that item, so a naive append would land below the marker; `append_unique` moves the
+comment to the new last item, which keeps the marker at the end of the list.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from scaffold.errors import ProjectError
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=2, offset=0)
+    return yaml
+
+
+def append_unique(text: str, key: str, values: list[str], *, source: str) -> str:
+    """Return `text` with each of `values` appended to the top-level list `key` unless already there."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    yaml = _yaml()
+    try:
+        data = yaml.load(text) if text.strip() else CommentedMap()
+    except Exception as exc:  # ruamel raises many parser error types
+        raise ProjectError(f"cannot edit {source}: not valid YAML ({str(exc).splitlines()[0]})") from exc
+    if data is None:
+        data = CommentedMap()
+    if not isinstance(data, dict):
+        raise ProjectError(f"cannot edit {source}: expected a mapping at the top level")
+    seq = data.get(key)
+    if seq is None:
+        seq = CommentedSeq()
+        data[key] = seq
+    if not isinstance(seq, list):
+        raise ProjectError(f"cannot edit {source}: {key!r} must be a list")
+    changed = False
+    for value in values:
+        if value in seq:
+            continue
+        trailing = seq.ca.items.pop(len(seq) - 1, None) if len(seq) else None
+        seq.append(value)
+        if trailing is not None:
+            seq.ca.items[len(seq) - 1] = trailing
+        changed = True
+    if not changed:
+        return text
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()

@@ -1,0 +1,1 @@
+"""Turning templates into files and files into a project: render to memory, plan, then apply all or nothing."""
