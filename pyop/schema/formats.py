@@ -46,8 +46,10 @@ _DATE: Final = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _GO_DURATION: Final = re.compile(r"^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$|^[-+]?0$")
 _HUMAN_DURATION: Final = re.compile(r"^(\d+)\s*([A-Za-zµμ]+)$")
 _HUMAN_DURATION_UNITS: Final = frozenset(
-    "ns nanosecond nanoseconds us µs μs microsecond microseconds ms millisecond milliseconds "
-    "s sec secs second seconds m min mins minute minutes h hr hrs hour hours d day days w wk wks week weeks".split()
+    {"ns", "nanosecond", "nanoseconds", "us", "µs", "μs", "microsecond", "microseconds", "ms"}
+    | {"millisecond", "milliseconds", "s", "sec", "secs", "second", "seconds", "m", "min", "mins"}
+    | {"minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "w", "wk", "wks"}
+    | {"week", "weeks"}
 )
 _DNS1123_LABEL: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -120,7 +122,9 @@ def _is_date_time(value: str) -> bool:
     if not match:
         return False
     try:
-        datetime(int(match[1]), int(match[2]), int(match[3]), int(match[4]), int(match[5]), int(match[6] or 0))
+        datetime(
+            int(match[1]), int(match[2]), int(match[3]), int(match[4]), int(match[5]), int(match[6] or 0)
+        )
     except ValueError:
         return False
     return True
@@ -130,7 +134,7 @@ def _is_duration(value: str) -> bool:
     if _GO_DURATION.match(value):
         return True
     match = _HUMAN_DURATION.match(value)
-    return bool(match) and match[2] in _HUMAN_DURATION_UNITS
+    return match is not None and match[2] in _HUMAN_DURATION_UNITS
 
 
 def _is_isbn(value: str) -> bool:
