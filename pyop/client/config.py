@@ -2,8 +2,8 @@
 
 `ClientConfig` is plain data so tests and callers can build one by hand (`ClientConfig(server=url, token=t)`);
 `pyop.client.kubeconfig.load_config` fills it from kubeconfig files or the in-cluster service account.
-Credentials that change over time (exec plugins with an expiry, rotated service-account tokens) come through an
-`AuthProvider`, asked before each request and told to refresh after a 401.
+Credentials that change over time (exec plugins with an expiry, rotated service-account tokens) come through
+an `AuthProvider`, asked before each request and told to refresh after a 401.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class AuthProvider(Protocol):
     """Supplies the `Authorization` header value; may change it over time."""
 
     async def authorization(self) -> str | None:
-        """The header value to send now (`Bearer <token>`), or None for no header (client certificates only)."""
+        """The header value to send now (`Bearer <token>`); None sends no header (client certificates)."""
         ...
 
     async def refresh(self) -> bool:

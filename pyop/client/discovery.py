@@ -1,9 +1,10 @@
 """REST mapping through discovery: group/version/kind -> plural and scope, cached, refreshed on a miss.
 
-The dynamic client addresses objects by `apiVersion` and `kind` (that is what a manifest says); the URL needs the
-plural and whether the kind is namespaced. Discovery (`/api/v1`, `/apis/<group>/<version>`) answers that per
-group-version. We fetch only the group-versions asked for, cache them, and fetch a group-version again when a kind
-is missing from the cached copy (a CRD installed after the first lookup), like client-go's deferred mapper.
+The dynamic client addresses objects by `apiVersion` and `kind` (that is what a manifest says); the URL needs
+the plural and whether the kind is namespaced. Discovery (`/api/v1`, `/apis/<group>/<version>`) answers that
+per group-version. We fetch only the group-versions asked for, cache them, and fetch a group-version again
+when a kind is missing from the cached copy (a CRD installed after the first lookup), like client-go's
+deferred mapper.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pyop.client.transport import Transport
 
 
 class RESTMapper:
-    """Maps kinds to resources using discovery documents; safe to share, one fetch per group-version at a time."""
+    """Maps kinds to resources with discovery documents; shareable, one fetch per group-version at a time."""
 
     def __init__(self, transport: Transport, *, use_builtin_table: bool = True) -> None:
         self._transport = transport

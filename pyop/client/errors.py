@@ -1,9 +1,10 @@
 """Exceptions raised by the client, one type per failure a caller reacts to differently.
 
 The API server reports failures as `Status` objects; callers branch on *what* went wrong (create-or-update on
-`AlreadyExistsError`, retry on `ConflictError`, relist on `GoneError`), so each reason gets its own class under one
-base, `ApiError`, that keeps the full Status for logging. Transport failures (no HTTP answer at all) are a
-separate branch, `ApiConnectionError`, because there is no Status to report and the right reaction is a backoff.
+`AlreadyExistsError`, retry on `ConflictError`, relist on `GoneError`), so each reason gets its own class
+under one base, `ApiError`, that keeps the full Status for logging. Transport failures (no HTTP answer at all)
+are a separate branch, `ApiConnectionError`, because there is no Status to report and the right reaction is a
+backoff.
 """
 
 from __future__ import annotations
@@ -184,8 +185,8 @@ _DEFAULT_REASON: dict[int, str] = {
 def error_from_status(code: int, body: Any) -> ApiError:
     """Build the exception for an HTTP error answer; `body` is the decoded JSON (a Status) or raw text.
 
-    The reason decides the class when the server gave one it uses consistently (409 carries both AlreadyExists and
-    Conflict); otherwise the HTTP code does, as client-go's `errors.ReasonForError`/`FromObject` do.
+    The reason decides the class when the server gave one it uses consistently (409 carries both AlreadyExists
+    and Conflict); otherwise the HTTP code does, as client-go's `errors.ReasonForError`/`FromObject` do.
     """
     status = body if isinstance(body, dict) and body.get("kind") == "Status" else None
     if status is not None:

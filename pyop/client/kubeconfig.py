@@ -1,26 +1,30 @@
 """Load a `ClientConfig` from kubeconfig files or the in-cluster service account.
 
-Library choice: `kubernetes_asyncio`'s config loader (PyPI `kubernetes-asyncio`). Compared (Nov 2026, measured in
-scratch virtualenvs on this machine):
+Library choice: `kubernetes_asyncio`'s config loader (PyPI `kubernetes-asyncio`). Compared (Nov 2026, measured
+in scratch virtualenvs on this machine):
 
-- `kubernetes` (official, 126 MB installed) drags requests/urllib3/pydantic models; its async config is a port of
+- `kubernetes` (official, 126 MB installed) drags requests/urllib3/pydantic models; its async config is a port
+  of
   kubernetes_asyncio's.
-- `lightkube` 1.0 (~10 MB with httpx2, msgspec) parses kubeconfig but runs exec plugins only inside its httpx auth
+- `lightkube` 1.0 (~10 MB with httpx2, msgspec) parses kubeconfig but runs exec plugins only inside its httpx
+  auth
   flow, treats `KUBECONFIG` as a single path and prefers in-cluster over `KUBECONFIG`.
-- `kr8s` 0.20 (~50 MB with httpx, anyio, cryptography): good neutral `KubeAuth`, but a second HTTP stack and no
+- `kr8s` 0.20 (~50 MB with httpx, anyio, cryptography): good neutral `KubeAuth`, but a second HTTP stack and
+  no
   exec-credential expiry.
 - `kubernetes_asyncio` 36 (48 MB, mostly generated models we never call): merges colon-separated `KUBECONFIG`
-  lists like kubectl, supports contexts, client certificates (file or data), tokens and token files, exec plugins
-  (`KUBERNETES_EXEC_INFO`, `expirationTimestamp`), OIDC and in-cluster service accounts with token re-reading; its
-  dependencies (aiohttp, yarl, certifi, urllib3, dateutil, pyyaml) are ours already, only `six` is added.
-  Import of `kubernetes_asyncio.config` costs ~0.22 s and ~39 MB RSS on top of aiohttp (it imports the generated
-  client package), so it is imported lazily, only when a kubeconfig or service account is actually loaded.
+  lists like kubectl, supports contexts, client certificates (file or data), tokens and token files, exec
+  plugins (`KUBERNETES_EXEC_INFO`, `expirationTimestamp`), OIDC and in-cluster service accounts with token
+  re-reading; its dependencies (aiohttp, yarl, certifi, urllib3, dateutil, pyyaml) are ours already, only
+  `six` is added. Import of `kubernetes_asyncio.config` costs ~0.22 s and ~39 MB RSS on top of aiohttp (it
+  imports the generated client package), so it is imported lazily, only when a kubeconfig or service account
+  is actually loaded.
 
 Only this module touches the library, so moving to `kubernetes.aio` (where this loader is being ported) is a
 one-file change. The HTTP layer stays ours (`pyop.client.transport`).
 
-Resolution order follows controller-runtime's `GetConfig`: explicit kubeconfig argument, `KUBECONFIG`, in-cluster
-service account, `~/.kube/config`.
+Resolution order follows controller-runtime's `GetConfig`: explicit kubeconfig argument, `KUBECONFIG`,
+in-cluster service account, `~/.kube/config`.
 """
 
 from __future__ import annotations
@@ -101,11 +105,13 @@ async def load_config(
 ) -> ClientConfig:
     """Find and load the configuration an operator should use, in controller-runtime's order.
 
-    `kubeconfig` may be a path, a colon-separated list of paths, or an already parsed dict. `context` selects a
-    kubeconfig context (default: the file's current-context); it is an error with in-cluster configuration.
+    `kubeconfig` may be a path, a colon-separated list of paths, or an already parsed dict. `context` selects
+    a kubeconfig context (default: the file's current-context); it is an error with in-cluster configuration.
     """
     if kubeconfig is not None:
-        return await _load_kubeconfig(kubeconfig if isinstance(kubeconfig, dict) else os.fspath(kubeconfig), context)
+        return await _load_kubeconfig(
+            kubeconfig if isinstance(kubeconfig, dict) else os.fspath(kubeconfig), context
+        )
     env_paths = os.environ.get("KUBECONFIG")
     if env_paths:
         return await _load_kubeconfig(env_paths, context)
@@ -119,7 +125,7 @@ async def load_config(
 
 
 def load_in_cluster_config(service_account_dir: str | os.PathLike[str] = SERVICE_ACCOUNT_DIR) -> ClientConfig:
-    """Configuration from the pod's service account: `KUBERNETES_SERVICE_HOST/PORT`, token, CA and namespace."""
+    """Configuration from the pod's service account: `KUBERNETES_SERVICE_HOST/PORT`, token, CA, namespace."""
     from kubernetes_asyncio.client import Configuration
     from kubernetes_asyncio.config import ConfigException
     from kubernetes_asyncio.config.incluster_config import InClusterConfigLoader
@@ -135,7 +141,7 @@ def load_in_cluster_config(service_account_dir: str | os.PathLike[str] = SERVICE
     namespace_file = account_dir / "namespace"
     namespace = namespace_file.read_text().strip() if namespace_file.is_file() else "default"
     return ClientConfig(
-        server=configuration.host,
+        server=str(configuration.host),
         auth=_ServiceAccountAuth(configuration),
         ca_file=configuration.ssl_ca_cert,
         namespace=namespace or "default",
@@ -149,17 +155,21 @@ async def _load_kubeconfig(source: str | dict[str, Any], context: str | None) ->
     configuration = Configuration()
     try:
         if isinstance(source, dict):
-            loader = await load_kube_config_from_dict(source, context=context, client_configuration=configuration)
+            loader = await load_kube_config_from_dict(
+                source, context=context, client_configuration=configuration
+            )
         else:
             loader = await load_kube_config(
                 config_file=source, context=context, client_configuration=configuration, persist_config=False
             )
     except (ConfigException, AssertionError, KeyError, TypeError, AttributeError, OSError) as error:
-        raise ConfigError(f"kubeconfig {_describe(source)} context {context or '<current>'}: {error!r}") from error
+        raise ConfigError(
+            f"kubeconfig {_describe(source)} context {context or '<current>'}: {error!r}"
+        ) from error
     current = loader.current_context or {}
     namespace = (current.get("context") or {}).get("namespace") or "default"
     return ClientConfig(
-        server=configuration.host,
+        server=str(configuration.host),
         auth=_KubeconfigAuth(source, context, loader, configuration),
         ca_file=configuration.ssl_ca_cert,
         cert_file=configuration.cert_file,

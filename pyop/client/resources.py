@@ -2,9 +2,11 @@
 
 A model class says which resource it is in one of three ways, checked in this order:
 
-1. a registration: `register_model(ConfigMapModel, BUILTIN["v1/ConfigMap"])` (built-in kinds whose model classes
+1. a registration: `register_model(ConfigMapModel, BUILTIN["v1/ConfigMap"])` (built-in kinds whose model
+classes
    we do not own, e.g. generated from Kubernetes' OpenAPI);
-2. a class attribute `resource_info` (or `resource`) holding any object with `group`, `version`, `kind`, `plural`
+2. a class attribute `resource_info` (or `resource`) holding any object with `group`, `version`, `kind`,
+`plural`
    and `namespaced` attributes: pyop's `pyop.api.Resource` models set it from their class keywords;
 3. class variables `__group__`, `__version__`, `__kind__`, `__plural__`, `__namespaced__`.
 
@@ -49,7 +51,9 @@ class APIResource:
         """`/api/v1` for the core group, `/apis/<group>/<version>` otherwise."""
         return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
 
-    def path(self, namespace: str | None = None, name: str | None = None, subresource: str | None = None) -> str:
+    def path(
+        self, namespace: str | None = None, name: str | None = None, subresource: str | None = None
+    ) -> str:
         """The URL path of the collection (no name) or of one object, optionally of a subresource.
 
         `namespace=None` on a namespaced resource addresses all namespaces (list and watch only).
@@ -86,8 +90,8 @@ def _builtin(api_version: str, kind: str, plural: str, namespaced: bool = True) 
     return APIResource(group, version, kind, plural, namespaced)
 
 
-# Built-in kinds operators commonly read, write or own; keyed `apiVersion/Kind`. Lets typed clients address them
-# without discovery; anything else is mapped through discovery (`pyop.client.discovery.RESTMapper`).
+# Built-in kinds operators commonly read, write or own; keyed `apiVersion/Kind`. Lets typed clients address
+# them without discovery; anything else is mapped through discovery (`pyop.client.discovery.RESTMapper`).
 BUILTIN: dict[str, APIResource] = {
     f"{r.api_version}/{r.kind}": r
     for r in (
@@ -115,7 +119,9 @@ BUILTIN: dict[str, APIResource] = {
         _builtin("rbac.authorization.k8s.io/v1", "Role", "roles"),
         _builtin("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings"),
         _builtin("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False),
-        _builtin("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False),
+        _builtin(
+            "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False
+        ),
         _builtin("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False),
         _builtin("autoscaling/v1", "Scale", "scale"),
     )
@@ -162,7 +168,7 @@ def resource_for_model(model: type[Any]) -> APIResource:
 
 
 def _default_plural(kind: str) -> str:
-    """Kubebuilder's plural of a kind, from the model package when it is there (one rule for scaffolder and client)."""
+    """Kubebuilder's plural of a kind, from the model package (one rule for scaffolder and client)."""
     try:
         from pyop.api.naming import default_plural
     except ImportError:  # pragma: no cover - the model package ships with pyop

@@ -1,9 +1,11 @@
-"""HTTP to the API server over one pooled aiohttp session: JSON requests, error mapping, retries, watch streams.
+"""HTTP to the API server over one pooled aiohttp session: JSON requests, error mapping, retries, watch
+streams.
 
 We own this layer (rather than a generated client) so that watch behaviour is ours: streams are read chunk by
-chunk with no line-length limit, and a silent stream is the reflector's to detect, never hidden behind a socket
-timeout here. Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of times, as
-client-go's `checkWait` does; a 401 lets the auth provider refresh its credentials once (expired exec tokens).
+chunk with no line-length limit, and a silent stream is the reflector's to detect, never hidden behind a
+socket timeout here. Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of
+times, as client-go's `checkWait` does; a 401 lets the auth provider refresh its credentials once (expired
+exec tokens).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class Transport:
     """One connection pool and identity; cheap to share between clients and informers.
 
     The aiohttp session is created on first use, inside the running event loop. `max_retries` bounds the
-    retries of throttled requests, `max_retry_wait` caps one Retry-After wait; `sleep` is injectable for tests.
+    retries of throttled requests, `max_retry_wait` caps one Retry-After wait; `sleep` is injectable for
+    tests.
     """
 
     def __init__(
@@ -111,19 +114,19 @@ class Transport:
                     raw = await response.read()
                     status = response.status
                     retry_header = response.headers.get("Retry-After")
-            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+            except (TimeoutError, aiohttp.ClientError, OSError) as error:
                 raise ApiConnectionError(f"{method} {path}: {error!r}") from error
             if status < 400:
                 return _decode(raw)
-            error = error_from_status(status, _decode_error(raw))
+            api_error = error_from_status(status, _decode_error(raw))
             if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
-            wait = self._retry_wait(error, retry_header, attempt)
+            wait = self._retry_wait(api_error, retry_header, attempt)
             if wait is None:
-                raise error
+                raise api_error
             attempt += 1
-            log.debug("%s %s: %s, retry %d in %.2fs", method, path, error.reason, attempt, wait)
+            log.debug("%s %s: %s, retry %d in %.2fs", method, path, api_error.reason, attempt, wait)
             await self._sleep(wait)
 
     @asynccontextmanager
@@ -133,7 +136,9 @@ class Transport:
         No read timeout: a watch may legitimately be quiet; the caller decides when silence means a stall.
         Errors before the stream starts are raised as `ApiError`/`ApiConnectionError` like `request`.
         """
-        timeout = aiohttp.ClientTimeout(total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout)
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout
+        )
         attempt = 0
         refreshed = False
         while True:
@@ -147,23 +152,23 @@ class Transport:
                     proxy=self.config.proxy,
                     server_hostname=self.config.tls_server_name,
                 )
-            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+            except (TimeoutError, aiohttp.ClientError, OSError) as error:
                 raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
             if response.status < 400:
                 break
             try:
                 raw = await response.read()
-            except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+            except (TimeoutError, aiohttp.ClientError, OSError) as error:
                 raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
             finally:
                 response.release()
-            error = error_from_status(response.status, _decode_error(raw))
+            api_error = error_from_status(response.status, _decode_error(raw))
             if response.status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
-            wait = self._retry_wait(error, response.headers.get("Retry-After"), attempt)
+            wait = self._retry_wait(api_error, response.headers.get("Retry-After"), attempt)
             if wait is None:
-                raise error
+                raise api_error
             attempt += 1
             await self._sleep(wait)
         try:
@@ -213,7 +218,7 @@ async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
             for line in lines:
                 if line.strip():
                     yield line
-    except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as error:
+    except (TimeoutError, aiohttp.ClientError, OSError) as error:
         raise ApiConnectionError(f"watch stream broken: {error!r}") from error
     if buffer.strip():
         yield buffer

@@ -1,0 +1,311 @@
+"""The typed client: the dynamic client's verbs with pydantic models in and out.
+
+Objects go out as `model_dump(by_alias=True, exclude_none=True, mode="json")` (Go's omitempty) and come back
+through `model_validate`; the resource comes from the model class
+(`pyop.client.resources.resource_for_model`). Nothing else happens here, so typed and dynamic calls behave
+identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from pyop.client.config import ClientConfig
+from pyop.client.discovery import RESTMapper
+from pyop.client.dynamic import (
+    DynamicClient,
+    EventType,
+    ObjectList,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+    WatchEvent,
+)
+from pyop.client.resources import APIResource, resource_for_model
+from pyop.client.selectors import LabelSelectorInput
+from pyop.client.transport import Transport
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ScaleSpec(BaseModel):
+    replicas: int | None = None
+
+
+class ScaleStatus(BaseModel):
+    replicas: int = 0
+    selector: str | None = None
+
+
+class Scale(BaseModel):
+    """`autoscaling/v1` Scale: what `kubectl scale` and the HorizontalPodAutoscaler read and write."""
+
+    apiVersion: str = "autoscaling/v1"  # noqa: N815 - wire name, the model has no alias generator
+    kind: str = "Scale"
+    metadata: dict[str, Any] = {}
+    spec: ScaleSpec = ScaleSpec()
+    status: ScaleStatus = ScaleStatus()
+
+
+def dump(obj: BaseModel) -> dict[str, Any]:
+    """A model as the API server expects it."""
+    result: dict[str, Any] = obj.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return result
+
+
+def dump_for_apply(obj: BaseModel) -> dict[str, Any]:
+    """A model as a server-side apply intent: only fields the caller set.
+
+    With apply, every field sent becomes owned by the field manager, so defaults the caller never chose must
+    not be sent (a default `replicas: 1` would fight an autoscaler). apiVersion/kind/metadata always go.
+    """
+    result: dict[str, Any] = obj.model_dump(by_alias=True, exclude_none=True, exclude_unset=True, mode="json")
+    full = dump(obj)
+    for key in ("apiVersion", "kind", "metadata"):
+        if key in full:
+            result.setdefault(key, full[key])
+    return result
+
+
+class Client:
+    """Typed access to the API server; `client.dynamic` is the dict-level client over the same connection."""
+
+    def __init__(self, transport: Transport | ClientConfig, mapper: RESTMapper | None = None) -> None:
+        self.transport = transport if isinstance(transport, Transport) else Transport(transport)
+        self.dynamic = DynamicClient(self.transport, mapper)
+
+    @property
+    def config(self) -> ClientConfig:
+        return self.transport.config
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def get(self, model: type[M], name: str, namespace: str | None = None) -> M:
+        return model.model_validate(await self.dynamic.get(resource_for_model(model), name, namespace))
+
+    async def list(
+        self,
+        model: type[M],
+        namespace: str | None = None,
+        *,
+        label_selector: LabelSelectorInput = None,
+        field_selector: str | Mapping[str, str] | None = None,
+        limit: int | None = None,
+        continue_token: str | None = None,
+        resource_version: str | None = None,
+    ) -> ObjectList[M]:
+        """One page (everything when `limit` is None); the answer's `continue_token` fetches the next."""
+        page = await self.dynamic.list(
+            resource_for_model(model),
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+            continue_token=continue_token,
+            resource_version=resource_version,
+        )
+        return _typed_list(model, page)
+
+    async def list_all(
+        self,
+        model: type[M],
+        namespace: str | None = None,
+        *,
+        label_selector: LabelSelectorInput = None,
+        field_selector: str | Mapping[str, str] | None = None,
+        limit: int = 500,
+    ) -> ObjectList[M]:
+        """Every item, read in pages of `limit`, as one consistent snapshot."""
+        page = await self.dynamic.list_all(
+            resource_for_model(model),
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+        )
+        return _typed_list(model, page)
+
+    async def iterate(
+        self,
+        model: type[M],
+        namespace: str | None = None,
+        *,
+        label_selector: LabelSelectorInput = None,
+        field_selector: str | Mapping[str, str] | None = None,
+        limit: int = 500,
+    ) -> AsyncIterator[M]:
+        """Each item of every page, fetching the next page only when the caller gets there."""
+        async for item in self.dynamic.iterate(
+            resource_for_model(model),
+            namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            limit=limit,
+        ):
+            yield model.model_validate(item)
+
+    async def create(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
+        data = await self.dynamic.create(
+            _resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager
+        )
+        return type(obj).model_validate(data)
+
+    async def update(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
+        data = await self.dynamic.update(
+            _resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager
+        )
+        return type(obj).model_validate(data)
+
+    async def patch(
+        self,
+        model: type[M],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        field_manager: str | None = None,
+        dry_run: bool = False,
+    ) -> M:
+        """Merge patch (dict), JSON patch (list of ops) or strategic merge patch (dict, built-in kinds)."""
+        data = await self.dynamic.patch(
+            resource_for_model(model),
+            name,
+            _plain(patch),
+            namespace,
+            patch_type=patch_type,
+            field_manager=field_manager,
+            dry_run=dry_run,
+        )
+        return model.model_validate(data)
+
+    async def apply(self, obj: M, *, field_manager: str, force: bool = False, dry_run: bool = False) -> M:
+        """Server-side apply of the fields set on `obj` (see `dump_for_apply`)."""
+        data = await self.dynamic.apply(
+            _resource_of(obj), dump_for_apply(obj), field_manager=field_manager, force=force, dry_run=dry_run
+        )
+        return type(obj).model_validate(data)
+
+    async def delete(
+        self,
+        model: type[M],
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: PropagationPolicy | None = None,
+        preconditions: Preconditions | None = None,
+        grace_period_seconds: int | None = None,
+        dry_run: bool = False,
+    ) -> M | None:
+        """Delete; returns the object while finalizers keep it, None when it is gone."""
+        data = await self.dynamic.delete(
+            resource_for_model(model),
+            name,
+            namespace,
+            propagation_policy=propagation_policy,
+            preconditions=preconditions,
+            grace_period_seconds=grace_period_seconds,
+            dry_run=dry_run,
+        )
+        return None if data is None else model.model_validate(data)
+
+    async def get_status(self, model: type[M], name: str, namespace: str | None = None) -> M:
+        return model.model_validate(await self.dynamic.get_status(resource_for_model(model), name, namespace))
+
+    async def update_status(self, obj: M, *, dry_run: bool = False) -> M:
+        """Write `obj.status` (the server ignores spec changes here), guarded by resourceVersion."""
+        data = await self.dynamic.update_status(_resource_of(obj), dump(obj), dry_run=dry_run)
+        return type(obj).model_validate(data)
+
+    async def patch_status(
+        self,
+        model: type[M],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+    ) -> M:
+        data = await self.dynamic.patch_status(
+            resource_for_model(model), name, _plain(patch), namespace, patch_type=patch_type
+        )
+        return model.model_validate(data)
+
+    async def apply_status(self, obj: M, *, field_manager: str, force: bool = False) -> M:
+        data = await self.dynamic.apply_status(
+            _resource_of(obj), dump_for_apply(obj), field_manager=field_manager, force=force
+        )
+        return type(obj).model_validate(data)
+
+    async def get_scale(self, model: type[BaseModel], name: str, namespace: str | None = None) -> Scale:
+        return Scale.model_validate(await self.dynamic.get_scale(resource_for_model(model), name, namespace))
+
+    async def update_scale(
+        self, model: type[BaseModel], name: str, replicas: int, namespace: str | None = None
+    ) -> Scale:
+        data = await self.dynamic.update_scale(resource_for_model(model), name, replicas, namespace)
+        return Scale.model_validate(data)
+
+    async def patch_scale(
+        self, model: type[BaseModel], name: str, replicas: int, namespace: str | None = None
+    ) -> Scale:
+        data = await self.dynamic.patch_scale(resource_for_model(model), name, replicas, namespace)
+        return Scale.model_validate(data)
+
+    async def watch(
+        self,
+        model: type[M],
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+        label_selector: LabelSelectorInput = None,
+        field_selector: str | Mapping[str, str] | None = None,
+        timeout_seconds: int | None = None,
+        allow_bookmarks: bool = True,
+    ) -> AsyncIterator[WatchEvent[M | None]]:
+        """Typed watch events; BOOKMARK events have `object=None` and only a `resource_version`.
+
+        For long-lived, self-healing watches use an informer (`pyop.informers`), not this raw stream.
+        """
+        async for event in self.dynamic.watch(
+            resource_for_model(model),
+            namespace,
+            resource_version=resource_version,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            timeout_seconds=timeout_seconds,
+            allow_bookmarks=allow_bookmarks,
+        ):
+            obj = None if event.type is EventType.BOOKMARK else model.model_validate(event.object)
+            yield WatchEvent(event.type, obj, event.resource_version)
+
+
+def _resource_of(obj: BaseModel) -> APIResource:
+    return resource_for_model(type(obj))
+
+
+def _typed_list(model: type[M], page: ObjectList[dict[str, Any]]) -> ObjectList[M]:
+    return ObjectList(
+        items=[model.model_validate(item) for item in page.items],
+        resource_version=page.resource_version,
+        continue_token=page.continue_token,
+        remaining_item_count=page.remaining_item_count,
+        raw_metadata=page.raw_metadata,
+    )
+
+
+def _plain(patch: Any) -> Any:
+    """Patches may be given as models (partial objects); send them like objects."""
+    if isinstance(patch, BaseModel):
+        return patch.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, mode="json")
+    return patch
