@@ -84,7 +84,12 @@ class FaultInjector:
                 watcher.stall()
 
     def delay(
-        self, seconds: float, *, method: str | None = None, path_regex: str | None = None, times: int | None = None
+        self,
+        seconds: float,
+        *,
+        method: str | None = None,
+        path_regex: str | None = None,
+        times: int | None = None,
     ) -> None:
         """Sleep ``seconds`` before handling matching requests (``times=None``: until ``clear``)."""
         pattern = re.compile(path_regex) if path_regex else None
@@ -125,6 +130,8 @@ class FaultInjector:
                 if rule.status == 429 and retry_after is None:
                     retry_after = 1
                 return ApiError(
-                    rule.status, _MESSAGES.get(rule.status, f"injected fault {rule.status}"), retry_after=retry_after
+                    rule.status,
+                    _MESSAGES.get(rule.status, f"injected fault {rule.status}"),
+                    retry_after=retry_after,
                 )
         return None

@@ -54,7 +54,9 @@ def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) ->
     obj.setdefault("type", "Opaque")
 
 
-def review_response(resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]) -> dict[str, Any]:
+def review_response(
+    resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]
+) -> dict[str, Any]:
     """TokenReview / SubjectAccessReview: answered, never stored."""
     spec = obj.get("spec") or {}
     if resource_type.plural == "tokenreviews":
@@ -65,7 +67,11 @@ def review_response(resource_type: ResourceType, obj: dict[str, Any], users: dic
             user_info: dict[str, Any] = {"username": user.username, "groups": list(user.groups)}
             if user.uid:
                 user_info["uid"] = user.uid
-            obj["status"] = {"authenticated": True, "user": user_info, "audiences": spec.get("audiences") or []}
+            obj["status"] = {
+                "authenticated": True,
+                "user": user_info,
+                "audiences": spec.get("audiences") or [],
+            }
         return obj
     known = {user.username: user for user in users.values()}
     user = known.get(spec.get("user") or "")
@@ -95,17 +101,37 @@ def validate_crd(crd: dict[str, Any]) -> list[ResourceType]:
             causes.append(StatusCause("FieldValueRequired", "Required value", path))
     versions = spec.get("versions") or []
     if not versions:
-        causes.append(StatusCause("FieldValueRequired", "Required value: must have exactly one version marked as storage version", "spec.versions"))
+        causes.append(
+            StatusCause(
+                "FieldValueRequired",
+                "Required value: must have exactly one version marked as storage version",
+                "spec.versions",
+            )
+        )
     elif sum(1 for version in versions if version.get("storage")) != 1:
         causes.append(
-            StatusCause("FieldValueInvalid", "Invalid value: must have exactly one version marked as storage version", "spec.versions")
+            StatusCause(
+                "FieldValueInvalid",
+                "Invalid value: must have exactly one version marked as storage version",
+                "spec.versions",
+            )
         )
     if spec.get("scope") not in ("Namespaced", "Cluster"):
-        causes.append(StatusCause("FieldValueNotSupported", f'Unsupported value: "{spec.get("scope")}": supported values: "Cluster", "Namespaced"', "spec.scope"))
+        causes.append(
+            StatusCause(
+                "FieldValueNotSupported",
+                f'Unsupported value: "{spec.get("scope")}": supported values: "Cluster", "Namespaced"',
+                "spec.scope",
+            )
+        )
     expected = f"{names.get('plural')}.{spec.get('group')}"
     if not causes and name != expected:
         causes.append(
-            StatusCause("FieldValueInvalid", f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group', "metadata.name")
+            StatusCause(
+                "FieldValueInvalid",
+                f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group',
+                "metadata.name",
+            )
         )
     if causes:
         raise invalid("CustomResourceDefinition", "apiextensions.k8s.io", name, causes)
@@ -122,9 +148,24 @@ def crd_status(crd: dict[str, Any], previous: dict[str, Any] | None, now: str) -
     stored = list(((previous or {}).get("status") or {}).get("storedVersions") or [])
     if storage not in stored:
         stored.append(storage)
+    previous_conditions = ((previous or {}).get("status") or {}).get("conditions")
+    if previous_conditions:
+        return {"conditions": previous_conditions, "acceptedNames": names, "storedVersions": stored}
     conditions = [
-        {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
-        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
+        {
+            "type": "NamesAccepted",
+            "status": "True",
+            "reason": "NoConflicts",
+            "message": "no conflicts found",
+            "lastTransitionTime": now,
+        },
+        {
+            "type": "Established",
+            "status": "True",
+            "reason": "InitialNamesAccepted",
+            "message": "the initial names have been accepted",
+            "lastTransitionTime": now,
+        },
     ]
     return {"conditions": conditions, "acceptedNames": names, "storedVersions": stored}
 

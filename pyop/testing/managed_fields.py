@@ -20,7 +20,9 @@ _TRACKED_METADATA = ("labels", "annotations", "finalizers", "ownerReferences")
 def _list_item_key(field: str, item: Any) -> str | None:
     if not isinstance(item, dict):
         return "v:" + json.dumps(item, separators=(",", ":"))
-    key = MERGE_KEYS.get(field) or ("containerPort" if "containerPort" in item else "port" if field == "ports" else None)
+    key = MERGE_KEYS.get(field) or (
+        "containerPort" if "containerPort" in item else "port" if field == "ports" else None
+    )
     if key and key in item:
         return "k:" + json.dumps({key: item[key]}, separators=(",", ":"))
     return None
@@ -41,9 +43,14 @@ def field_set(value: Any, field: str = "") -> Fields:
     return {}
 
 
-def object_field_set(obj: dict[str, Any]) -> Fields:
-    """The fields a writer of ``obj`` sets: everything but identity and server-owned metadata."""
-    fields = {f"f:{key}": field_set(value, key) for key, value in obj.items() if key not in ("apiVersion", "kind", "metadata")}
+def object_field_set(obj: dict[str, Any], *, skip_status: bool = False) -> Fields:
+    """The fields a writer of ``obj`` sets: everything but identity and server-owned metadata
+    (and status, when it belongs to the status subresource)."""
+    fields = {
+        f"f:{key}": field_set(value, key)
+        for key, value in obj.items()
+        if key not in ("apiVersion", "kind", "metadata") and not (skip_status and key == "status")
+    }
     metadata = obj.get("metadata") or {}
     tracked = {f"f:{key}": field_set(metadata[key], key) for key in _TRACKED_METADATA if key in metadata}
     if tracked:
@@ -95,7 +102,10 @@ def record(
             subresource,
         ):
             previous = (entry.get("fieldsV1") or {}) if not replace else {}
-            entry.update(apiVersion=api_version, time=time, fieldsV1=merge_field_sets(previous, fields))
+            merged = merge_field_sets(previous, fields)
+            if merged == entry.get("fieldsV1") and api_version == entry.get("apiVersion"):
+                return  # nothing new: a no-op write must stay a no-op (no resourceVersion bump)
+            entry.update(apiVersion=api_version, time=time, fieldsV1=merged)
             break
     else:
         entry = {

@@ -156,7 +156,9 @@ def path_getter(path: str) -> FieldGetter:
 _FIELD_CLAUSE = re.compile(r"^(?P<field>[^=!\s]+)\s*(?P<op>==|!=|=)\s*(?P<value>.*)$")
 
 
-def parse_field_selector(selector: str | None, supported: Mapping[str, FieldGetter]) -> tuple[FieldRequirement, ...]:
+def parse_field_selector(
+    selector: str | None, supported: Mapping[str, FieldGetter]
+) -> tuple[FieldRequirement, ...]:
     """Parse ``metadata.name=x,spec.color!=red``; unsupported fields get 400 as on a real server."""
     if not selector:
         return ()
@@ -168,7 +170,7 @@ def parse_field_selector(selector: str | None, supported: Mapping[str, FieldGett
         name = match["field"]
         getter = supported.get(name)
         if getter is None:
-            raise ApiError(400, f'field label not supported: {name}')
+            raise ApiError(400, f"field label not supported: {name}")
         requirements.append(FieldRequirement(name, match["op"] == "!=", match["value"].strip(), getter))
     return tuple(requirements)
 

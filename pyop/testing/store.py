@@ -63,6 +63,7 @@ class Store:
         self._by_uid: dict[str, ObjectKey] = {}
         self._dependents: dict[str, set[ObjectKey]] = {}
         self._snapshots: OrderedDict[str, ListSnapshot] = OrderedDict()
+        self._namespace_counts: dict[str, int] = {}
 
     # --- reads --------------------------------------------------------------------------------------
 
@@ -73,6 +74,9 @@ class Store:
         for (obj_namespace, _), obj in self._objects.get(storage_key, {}).items():
             if namespace is None or obj_namespace == namespace:
                 yield obj
+
+    def count_in_namespace(self, namespace: str) -> int:
+        return self._namespace_counts.get(namespace, 0)
 
     def storage_keys(self) -> list[str]:
         return list(self._objects)
@@ -88,7 +92,9 @@ class Store:
 
     # --- writes -------------------------------------------------------------------------------------
 
-    def commit(self, storage_key: str, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> int:
+    def commit(
+        self, storage_key: str, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
+    ) -> int:
         """Store (or remove, for DELETED) ``obj`` under a fresh resourceVersion and notify watches."""
         self.resource_version += 1
         rv = self.resource_version
@@ -100,8 +106,11 @@ class Store:
         if prev is not None:
             self._unindex(prev, object_key)
         if event_type == "DELETED":
-            bucket.pop(key, None)
+            if bucket.pop(key, None) is not None:
+                self._namespace_counts[key[0]] -= 1
         else:
+            if key not in bucket:
+                self._namespace_counts[key[0]] = self._namespace_counts.get(key[0], 0) + 1
             bucket[key] = obj
             self._index(obj, object_key)
         event = StoredEvent(rv, event_type, storage_key, obj, prev)

@@ -40,7 +40,9 @@ def _schema_module() -> Any | None:
 
 def schema_engine_available() -> bool:
     module = _schema_module()
-    return module is not None and all(hasattr(module, name) for name in ("validate", "apply_defaults", "prune"))
+    return module is not None and all(
+        hasattr(module, name) for name in ("validate", "apply_defaults", "prune")
+    )
 
 
 def _body_schema(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -113,7 +113,11 @@ class Watcher:
         metadata: dict[str, Any] = {"resourceVersion": str(self._current_rv())}
         if annotations:
             metadata["annotations"] = annotations
-        return {"kind": self.resource_type.kind, "apiVersion": self.resource_type.api_version, "metadata": metadata}
+        return {
+            "kind": self.resource_type.kind,
+            "apiVersion": self.resource_type.api_version,
+            "metadata": metadata,
+        }
 
     def _line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
         event_type, obj, event = item

@@ -1,0 +1,236 @@
+"""HTTP layer: turn aiohttp requests into registry operations and results into JSON responses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from aiohttp import web
+
+from pyop.testing.errors import ApiError, bad_request
+from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
+from pyop.testing.resources import ResourceType
+from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.testing.selectors import parse_field_selector, parse_label_selector
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TRUE = ("true", "1")
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(
+        body=json.dumps(body, separators=(",", ":")).encode(), status=status, content_type="application/json"
+    )
+
+
+def error_response(error: ApiError) -> web.Response:
+    response = json_response(error.to_status(), error.code)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
+async def read_json(request: web.Request) -> Any:
+    raw = await request.read()
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as error:
+        raise bad_request(f"the request body is not valid JSON: {error}") from None
+
+
+async def read_yaml(request: web.Request) -> Any:
+    raw = await request.read()
+    try:
+        return yaml.load(raw, Loader=_YAML_LOADER)  # noqa: S506 - safe loader
+    except yaml.YAMLError as error:
+        raise bad_request(f"error decoding YAML: {error}") from None
+
+
+def write_options(request: web.Request) -> WriteOptions:
+    query = request.query
+    dry_run = query.getall("dryRun", [])
+    for value in dry_run:
+        if value != "All":
+            raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+    user_agent = request.headers.get("User-Agent", "")
+    manager = query.get("fieldManager") or user_agent.split("/")[0] or "unknown"
+    return WriteOptions(dry_run=bool(dry_run), field_manager=manager, force=query.get("force", "") in _TRUE)
+
+
+class ApiHandler:
+    """Dispatches one parsed API request; returns the response (a stream for watches)."""
+
+    def __init__(self, operations: Operations) -> None:
+        self.operations = operations
+        self.resources = operations.resources
+
+    def discovery(self, path: DiscoveryPath, server_address: str) -> web.Response:
+        if path.legacy:
+            if path.version is None:
+                return json_response(self.resources.api_versions(server_address))
+            return json_response(self.resources.resource_list("", path.version))
+        if path.group is None:
+            return json_response(self.resources.api_group_list())
+        if path.version is None:
+            return json_response(self.resources.api_group(path.group))
+        return json_response(self.resources.resource_list(path.group, path.version))
+
+    def resolve(self, target: Target) -> ResourceType:
+        resource_type = self.resources.lookup(target.group, target.version, target.plural)
+        if target.namespace is not None and not resource_type.namespaced:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource == "status" and not resource_type.has_status:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource == "scale" and resource_type.scale is None:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource not in ("", "status", "scale", "finalize"):
+            raise ApiError(404, "the server could not find the requested resource")
+        return resource_type
+
+    async def handle(self, request: web.Request, target: Target, verb: str) -> web.StreamResponse:
+        resource_type = self.resolve(target)
+        if verb not in resource_type.verbs:
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        namespace = target.namespace if resource_type.namespaced else ""
+        if (
+            resource_type.namespaced
+            and namespace is None
+            and verb not in ("list", "watch", "deletecollection")
+        ):
+            raise ApiError(404, "the server could not find the requested resource")
+        ns = namespace or ""
+        ops = self.operations
+        query = request.query
+        if verb == "get":
+            if target.subresource == "scale":
+                return json_response(ops.get_scale(resource_type, ns, target.name))
+            return json_response(ops.get(resource_type, ns, target.name))
+        if verb in ("list", "watch", "deletecollection"):
+            labels = parse_label_selector(query.get("labelSelector"))
+            field_selector = query.get("fieldSelector", "")
+            if target.name:
+                field_selector = ",".join(filter(None, [field_selector, f"metadata.name={target.name}"]))
+            fields = parse_field_selector(field_selector, resource_type.field_getters())
+            if verb == "list":
+                limit = _int_param(query, "limit")
+                return json_response(
+                    ops.list(
+                        resource_type,
+                        namespace,
+                        labels,
+                        fields,
+                        limit=limit,
+                        continue_token=query.get("continue", ""),
+                    )
+                )
+            if verb == "deletecollection":
+                body = await read_json(request) or {}
+                options = _delete_options(query, body)
+                return json_response(
+                    ops.delete_collection(
+                        resource_type, namespace, labels, fields, options, write_options(request)
+                    )
+                )
+            return await self._watch(request, resource_type, namespace, labels, fields)
+        if verb == "create":
+            body = await read_json(request)
+            return json_response(ops.create(resource_type, ns, body, write_options(request)), 201)
+        if verb == "update":
+            body = await read_json(request)
+            options = write_options(request)
+            if target.subresource == "scale":
+                return json_response(ops.update_scale(resource_type, ns, target.name, body, options))
+            subresource = "status" if target.subresource == "status" else ""
+            return json_response(
+                ops.update(resource_type, ns, target.name, body, options, subresource=subresource)
+            )
+        if verb == "patch":
+            content_type = request.content_type
+            if content_type not in PATCH_TYPES:
+                raise ApiError(
+                    415,
+                    f"the body of the request was in an unknown format: {content_type}",
+                    reason="UnsupportedMediaType",
+                )
+            body = await (read_yaml(request) if content_type == APPLY_PATCH else read_json(request))
+            options = write_options(request)
+            if target.subresource == "scale":
+                return json_response(
+                    ops.patch_scale(resource_type, ns, target.name, content_type, body, options)
+                )
+            subresource = "status" if target.subresource == "status" else ""
+            result, created = ops.patch(
+                resource_type, ns, target.name, content_type, body, options, subresource=subresource
+            )
+            return json_response(result, 201 if created else 200)
+        if verb == "delete":
+            body = await read_json(request) or {}
+            result, gone = ops.delete(
+                resource_type, ns, target.name, _delete_options(query, body), write_options(request)
+            )
+            return json_response(result, 200 if gone else 202)
+        raise ApiError(405, "the server does not allow this method on the requested resource")
+
+    async def _watch(
+        self,
+        request: web.Request,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: Any,
+        fields: Any,
+    ) -> web.StreamResponse:
+        query = request.query
+        timeout = _int_param(query, "timeoutSeconds")
+        watcher = self.operations.watch(
+            resource_type,
+            namespace,
+            labels,
+            fields,
+            resource_version=query.get("resourceVersion", ""),
+            bookmarks=query.get("allowWatchBookmarks", "") in _TRUE,
+            timeout=float(timeout) if timeout else None,
+            send_initial_events=query.get("sendInitialEvents", "") in _TRUE,
+        )
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        try:
+            await response.prepare(request)
+            await watcher.stream(response)
+        except (ConnectionResetError, ConnectionError):
+            pass
+        finally:
+            watcher.close()
+            self.operations.end_watch(watcher)
+        return response
+
+
+def _int_param(query: Any, name: str) -> int:
+    raw = query.get(name)
+    if not raw:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad_request(f"{name}: invalid value {raw!r}: must be an integer") from None
+    if value < 0:
+        raise bad_request(f"{name}: invalid value {raw!r}: must be non-negative")
+    return value
+
+
+def _delete_options(query: Any, body: Any) -> dict[str, Any]:
+    options = dict(body) if isinstance(body, dict) else {}
+    if "propagationPolicy" in query:
+        options["propagationPolicy"] = query["propagationPolicy"]
+    if query.get("orphanDependents") in _TRUE:
+        options["orphanDependents"] = True
+    return options
+
+
+def is_watch(request: web.Request) -> bool:
+    return request.query.get("watch", "") in _TRUE
+
+
+__all__ = ["ApiHandler", "error_response", "is_watch", "json_response", "parse_path", "verb_of"]

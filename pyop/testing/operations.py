@@ -1,0 +1,851 @@
+"""The generic registry: create, read, update, patch, delete and watch with Kubernetes semantics.
+
+This is the test server's equivalent of kube-apiserver's ``registry/generic`` store: it owns
+resourceVersion preconditions, generation, finalizers and deletion, the status and scale
+subresources, server-side apply bookkeeping and dry runs. HTTP parsing lives in ``server.py``;
+asynchronous cleanup (garbage collection, namespace deletion) in ``controllers.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pyop.testing import kinds, managed_fields
+from pyop.testing.errors import (
+    STALE_OBJECT,
+    ApiError,
+    StatusCause,
+    already_exists,
+    bad_request,
+    conflict,
+    expired,
+    invalid,
+    not_found,
+)
+from pyop.testing.patch import clone_json, json_patch, merge_patch, strategic_merge
+from pyop.testing.resources import ResourceRegistry, ResourceType
+from pyop.testing.selectors import (
+    FieldRequirement,
+    Requirement,
+    fields_match,
+    labels_match,
+    selector_from_label_selector,
+)
+from pyop.testing.store import ListSnapshot, Store
+from pyop.testing.validation import admit
+from pyop.testing.watch import INITIAL_EVENTS_END, Watcher, served_as
+
+MERGE_PATCH = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+STRATEGIC_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
+
+FOREGROUND_FINALIZER = "foregroundDeletion"
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_SERVER_METADATA = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+)
+_IGNORED_FOR_NOOP = ("resourceVersion", "managedFields")
+
+
+@dataclass
+class WriteOptions:
+    dry_run: bool = False
+    field_manager: str = ""
+    force: bool = False
+
+
+def _format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _get_path(obj: dict[str, Any], path: str) -> Any:
+    value: Any = obj
+    for part in path.lstrip(".").split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def _set_path(obj: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.lstrip(".").split(".")
+    target = obj
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = value
+
+
+def _generation_view(resource_type: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    """What a generation bump watches: everything but metadata, and status when it is a subresource."""
+    skipped = (
+        ("metadata", "apiVersion", "kind", "status")
+        if resource_type.has_status
+        else ("metadata", "apiVersion", "kind")
+    )
+    return {key: value for key, value in obj.items() if key not in skipped}
+
+
+def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
+    metadata = {k: v for k, v in obj["metadata"].items() if k not in _IGNORED_FOR_NOOP}
+    return {**obj, "metadata": metadata}
+
+
+def _is_being_deleted(obj: dict[str, Any]) -> bool:
+    return bool(obj["metadata"].get("deletionTimestamp"))
+
+
+def _finalizers_remain(resource_type: ResourceType, obj: dict[str, Any]) -> bool:
+    if obj["metadata"].get("finalizers"):
+        return True
+    return resource_type.storage_key == "namespaces" and bool((obj.get("spec") or {}).get("finalizers"))
+
+
+class Operations:
+    def __init__(
+        self,
+        store: Store,
+        resources: ResourceRegistry,
+        *,
+        clock: Callable[[], datetime],
+        users: dict[str, kinds.UserInfo],
+        bookmark_interval: float,
+    ) -> None:
+        self.store = store
+        self.resources = resources
+        self.clock = clock
+        self.users = users
+        self.bookmark_interval = bookmark_interval
+        self.watchers: set[Watcher] = set()
+        # Set by the controllers: called after every committed change.
+        self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = (
+            None
+        )
+
+    def now(self) -> str:
+        return _format_time(self.clock())
+
+    def storage_type(self, storage_key: str) -> ResourceType | None:
+        """The endpoint of a resource's storage version (for internal writers such as the GC)."""
+        versions = self.resources.versions_of(storage_key)
+        for resource_type in versions:
+            if resource_type.version == resource_type.storage_version:
+                return resource_type
+        return versions[0] if versions else None
+
+    # --- reads --------------------------------------------------------------------------------------
+
+    def _current(self, resource_type: ResourceType, namespace: str, name: str) -> dict[str, Any]:
+        obj = self.store.get(resource_type.storage_key, namespace, name)
+        if obj is None:
+            raise not_found(resource_type.plural, resource_type.group, name)
+        return obj
+
+    def get(self, resource_type: ResourceType, namespace: str, name: str) -> dict[str, Any]:
+        return served_as(self._current(resource_type, namespace, name), resource_type)
+
+    def list(
+        self,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: tuple[Requirement, ...],
+        fields: tuple[FieldRequirement, ...],
+        *,
+        limit: int = 0,
+        continue_token: str = "",
+    ) -> dict[str, Any]:
+        if continue_token:
+            snapshot, offset = self.store.resolve_continue(continue_token)
+            snapshot_id = ""
+        else:
+            matching = [
+                obj
+                for obj in self.store.objects(resource_type.storage_key, namespace)
+                if labels_match(labels, obj) and fields_match(fields, obj)
+            ]
+            matching.sort(key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
+            snapshot, offset = ListSnapshot(self.store.resource_version, matching), 0
+            snapshot_id = "new"
+        end = offset + limit if limit > 0 else len(snapshot.items)
+        page = snapshot.items[offset:end]
+        metadata: dict[str, Any] = {"resourceVersion": str(snapshot.resource_version)}
+        if end < len(snapshot.items):
+            if snapshot_id == "new":
+                snapshot_id = self.store.save_snapshot(snapshot)
+            else:
+                snapshot_id = self._snapshot_id(continue_token)
+            metadata["continue"] = self.store.encode_continue(snapshot_id, end, snapshot.resource_version)
+            metadata["remainingItemCount"] = len(snapshot.items) - end
+        return {
+            "kind": resource_type.list_kind,
+            "apiVersion": resource_type.api_version,
+            "metadata": metadata,
+            "items": [served_as(obj, resource_type) for obj in page],
+        }
+
+    @staticmethod
+    def _snapshot_id(continue_token: str) -> str:
+        import base64
+        import json
+
+        return str(json.loads(base64.urlsafe_b64decode(continue_token.encode()))["s"])
+
+    def watch(
+        self,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: tuple[Requirement, ...],
+        fields: tuple[FieldRequirement, ...],
+        *,
+        resource_version: str,
+        bookmarks: bool,
+        timeout: float | None,
+        send_initial_events: bool = False,
+    ) -> Watcher:
+        """Register a watch; its queue already holds the initial or replayed events."""
+        watcher = Watcher(
+            resource_type,
+            namespace,
+            labels,
+            fields,
+            bookmarks=bookmarks,
+            bookmark_interval=self.bookmark_interval,
+            timeout=timeout,
+            current_rv=lambda: self.store.resource_version,
+        )
+        if resource_version in ("", "0"):
+            for obj in self.store.objects(resource_type.storage_key, namespace):
+                if labels_match(labels, obj) and fields_match(fields, obj):
+                    watcher.send_initial("ADDED", obj)
+            if send_initial_events and bookmarks:
+                watcher.send_bookmark({INITIAL_EVENTS_END: "true"})
+        else:
+            try:
+                start = int(resource_version)
+            except ValueError:
+                raise bad_request(f"invalid resourceVersion {resource_version!r}") from None
+            if start < self.store.compacted_rv:
+                watcher.send_error(
+                    expired(f"too old resource version: {start} ({self.store.compacted_rv + 1})")
+                )
+                return watcher
+            for event in self.store.events_since(resource_type.storage_key, start):
+                watcher.deliver(event)
+        self.store.subscribe(resource_type.storage_key, watcher)
+        self.watchers.add(watcher)
+        return watcher
+
+    def end_watch(self, watcher: Watcher) -> None:
+        self.store.unsubscribe(watcher.resource_type.storage_key, watcher)
+        self.watchers.discard(watcher)
+
+    # --- create -------------------------------------------------------------------------------------
+
+    def _check_identity(self, resource_type: ResourceType, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise bad_request("the request body must be a JSON object")
+        api_version, kind = body.get("apiVersion"), body.get("kind")
+        if kind and kind != resource_type.kind:
+            raise bad_request(
+                f"the kind of the provided object ({kind}) does not match the resource {resource_type.kind}"
+            )
+        if api_version and api_version.split("/")[0] != (resource_type.group or "v1") and api_version != "v1":
+            raise bad_request(
+                f"the API version {api_version} does not match the resource {resource_type.api_version}"
+            )
+        metadata = body.get("metadata")
+        rest = {key: value for key, value in body.items() if key not in ("apiVersion", "kind", "metadata")}
+        body.clear()
+        body.update(apiVersion=resource_type.api_version, kind=resource_type.kind)
+        body["metadata"] = metadata if isinstance(metadata, dict) else {}
+        body.update(rest)
+        return body
+
+    def _check_namespace(self, resource_type: ResourceType, namespace: str, body: dict[str, Any]) -> None:
+        metadata = body["metadata"]
+        if not resource_type.namespaced:
+            metadata.pop("namespace", None)
+            return
+        if metadata.get("namespace") and metadata["namespace"] != namespace:
+            raise bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        metadata["namespace"] = namespace
+
+    def _require_live_namespace(self, namespace: str) -> None:
+        ns = self.store.get("namespaces", "", namespace)
+        if ns is None:
+            raise not_found("namespaces", "", namespace)
+        if _is_being_deleted(ns):
+            raise ApiError(
+                403,
+                f"unable to create new content in namespace {namespace} because it is being terminated",
+                name=namespace,
+                kind="namespaces",
+            )
+
+    def _validate_name(self, resource_type: ResourceType, name: str) -> None:
+        pattern = _DNS_LABEL if resource_type.storage_key == "namespaces" else _DNS_SUBDOMAIN
+        limit = 63 if resource_type.storage_key == "namespaces" else 253
+        if not name:
+            raise invalid(
+                resource_type.kind,
+                resource_type.group,
+                name,
+                [
+                    StatusCause(
+                        "FieldValueRequired",
+                        "Required value: name or generateName is required",
+                        "metadata.name",
+                    )
+                ],
+            )
+        if len(name) > limit or not pattern.match(name):
+            raise invalid(
+                resource_type.kind,
+                resource_type.group,
+                name,
+                [
+                    StatusCause(
+                        "FieldValueInvalid",
+                        f'Invalid value: "{name}": a lowercase RFC 1123 name must consist of lower case '
+                        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+                        "character",
+                        "metadata.name",
+                    )
+                ],
+            )
+
+    def create(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        body: Any,
+        options: WriteOptions,
+        *,
+        operation: str = "Update",
+        applied: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        obj = self._check_identity(resource_type, body)
+        self._check_namespace(resource_type, namespace, obj)
+        metadata = obj["metadata"]
+        if resource_type.create_only:
+            return kinds.review_response(resource_type, obj, self.users)
+        if not metadata.get("name") and metadata.get("generateName"):
+            suffix = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(5))
+            metadata["name"] = metadata["generateName"] + suffix
+        name = metadata.get("name", "")
+        self._validate_name(resource_type, name)
+        if resource_type.namespaced:
+            self._require_live_namespace(namespace)
+        if self.store.get(resource_type.storage_key, namespace, name) is not None:
+            raise already_exists(resource_type.plural, resource_type.group, name)
+        for key in (
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "managedFields",
+            "selfLink",
+        ):
+            metadata.pop(key, None)
+        metadata["uid"] = str(uuid.uuid4())
+        metadata["creationTimestamp"] = self.now()
+        metadata["generation"] = 1
+        kinds.prepare_for_create(resource_type, obj)
+        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
+            kinds.validate_crd(obj)
+            obj["status"] = kinds.crd_status(obj, None, self.now())
+        obj = self._admit(resource_type, obj)
+        obj["apiVersion"] = self._storage_api_version(resource_type)
+        manager = options.field_manager or "unknown"
+        fields = managed_fields.object_field_set(
+            applied if applied is not None else obj, skip_status=resource_type.has_status
+        )
+        managed_fields.record(
+            obj,
+            manager=manager,
+            operation=operation,
+            api_version=resource_type.api_version,
+            time=self.now(),
+            fields=fields,
+        )
+        if options.dry_run:
+            return served_as(obj, resource_type)
+        self._commit(resource_type, "ADDED", obj, None)
+        return served_as(obj, resource_type)
+
+    def _storage_api_version(self, resource_type: ResourceType) -> str:
+        if resource_type.version == resource_type.storage_version:
+            return resource_type.api_version
+        return f"{resource_type.group}/{resource_type.storage_version}"
+
+    def _admit(self, resource_type: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+        if not resource_type.custom:
+            return obj
+        admitted, causes = admit(obj, resource_type.schema)
+        if causes:
+            raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
+        return admitted
+
+    # --- update / patch -----------------------------------------------------------------------------
+
+    def update(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        body: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> dict[str, Any]:
+        current = self._current(resource_type, namespace, name)
+        obj = self._check_identity(resource_type, body)
+        body_name = obj["metadata"].get("name")
+        if body_name and body_name != name:
+            raise bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        obj["metadata"]["name"] = name
+        self._check_namespace(resource_type, namespace, obj)
+        sent_rv = obj["metadata"].get("resourceVersion")
+        if not sent_rv and not resource_type.allows_unconditional_update:
+            raise invalid(
+                resource_type.kind,
+                resource_type.group,
+                name,
+                [
+                    StatusCause(
+                        "FieldValueInvalid",
+                        "Invalid value: 0: must be specified for an update",
+                        "metadata.resourceVersion",
+                    )
+                ],
+            )
+        return self._write(resource_type, current, obj, options, subresource=subresource, operation="Update")
+
+    def patch(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        patch_type: str,
+        patch_body: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> tuple[dict[str, Any], bool]:
+        """Returns the patched object and whether it was created (apply of a new object)."""
+        if patch_type == APPLY_PATCH:
+            return self.apply(resource_type, namespace, name, patch_body, options, subresource=subresource)
+        current = self._current(resource_type, namespace, name)
+        if patch_type == MERGE_PATCH:
+            if not isinstance(patch_body, dict):
+                raise bad_request("merge patch must be a JSON object")
+            patched = merge_patch(current, patch_body)
+        elif patch_type == JSON_PATCH:
+            patched = json_patch(current, patch_body)
+        elif patch_type == STRATEGIC_PATCH:
+            kinds.reject_strategic_merge(resource_type)
+            if not isinstance(patch_body, dict):
+                raise bad_request("strategic merge patch must be a JSON object")
+            patched = strategic_merge(current, patch_body)
+        else:
+            raise ApiError(415, f"unsupported patch type {patch_type!r}", reason="UnsupportedMediaType")
+        patched = clone_json(patched)
+        self._check_identity(resource_type, patched)
+        patched["metadata"]["name"] = name
+        return self._write(
+            resource_type, current, patched, options, subresource=subresource, operation="Update"
+        ), False
+
+    def apply(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        config: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> tuple[dict[str, Any], bool]:
+        """Server-side apply as create-or-merge, recording the applied fields under the field manager."""
+        if not options.field_manager:
+            raise bad_request("PATCH: fieldManager is required for apply patch")
+        if not isinstance(config, dict) or not config.get("apiVersion") or not config.get("kind"):
+            raise bad_request("apply patch must be an object with apiVersion and kind set")
+        config_name = (config.get("metadata") or {}).get("name")
+        if config_name and config_name != name:
+            raise bad_request(
+                f"the name of the object ({config_name}) does not match the name on the URL ({name})"
+            )
+        applied = clone_json(config)
+        current = self.store.get(resource_type.storage_key, namespace, name)
+        if current is None:
+            if subresource:
+                raise not_found(resource_type.plural, resource_type.group, name)
+            body = clone_json(config)
+            body.setdefault("metadata", {})["name"] = name
+            created = self.create(resource_type, namespace, body, options, operation="Apply", applied=applied)
+            return created, True
+        config = clone_json(config)
+        config.setdefault("metadata", {}).pop("resourceVersion", None)
+        merged = merge_patch(current, config) if resource_type.custom else strategic_merge(current, config)
+        merged = clone_json(merged)
+        self._check_identity(resource_type, merged)
+        updated = self._write(
+            resource_type,
+            current,
+            merged,
+            options,
+            subresource=subresource,
+            operation="Apply",
+            applied=applied,
+        )
+        return updated, False
+
+    def _write(
+        self,
+        resource_type: ResourceType,
+        current: dict[str, Any],
+        new: dict[str, Any],
+        options: WriteOptions,
+        *,
+        subresource: str,
+        operation: str,
+        applied: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The common tail of update, patch and apply on an existing object."""
+        name = current["metadata"]["name"]
+        current_rv = current["metadata"]["resourceVersion"]
+        sent_rv = new["metadata"].get("resourceVersion")
+        if sent_rv and sent_rv != current_rv:
+            raise conflict(resource_type.plural, resource_type.group, name, STALE_OBJECT)
+        if subresource == "status":
+            status = new.get("status")
+            new = clone_json(current)
+            if status is None:
+                new.pop("status", None)
+            else:
+                new["status"] = status
+        elif resource_type.has_status:
+            if "status" in current:
+                new["status"] = current["status"]
+            else:
+                new.pop("status", None)
+        metadata = new["metadata"]
+        for key in _SERVER_METADATA:
+            if key in current["metadata"]:
+                metadata[key] = current["metadata"][key]
+            else:
+                metadata.pop(key, None)
+        metadata["namespace"] = current["metadata"].get("namespace", "")
+        if not resource_type.namespaced:
+            metadata.pop("namespace", None)
+        metadata["managedFields"] = current["metadata"].get("managedFields", [])
+        metadata["resourceVersion"] = current_rv
+        kinds.fold_secret_string_data(resource_type, new)
+        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
+            kinds.validate_crd(new)
+            new["status"] = kinds.crd_status(new, current, self.now())
+        new = self._admit(resource_type, new)
+        new["apiVersion"] = current["apiVersion"]
+        if _is_being_deleted(current):
+            added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
+            if added:
+                raise invalid(
+                    resource_type.kind,
+                    resource_type.group,
+                    name,
+                    [
+                        StatusCause(
+                            "FieldValueForbidden",
+                            "Forbidden: no new finalizers can be added if the object is being deleted, "
+                            f"found new finalizers {sorted(added)!r}",
+                            "metadata.finalizers",
+                        )
+                    ],
+                )
+        if _generation_view(resource_type, new) != _generation_view(resource_type, current):
+            metadata["generation"] = current["metadata"].get("generation", 0) + 1
+        if _without_volatile(new) == _without_volatile(current) and operation != "Apply":
+            return served_as(current, resource_type)
+        manager = options.field_manager or "unknown"
+        if operation == "Apply":
+            fields = managed_fields.object_field_set(
+                applied or {}, skip_status=resource_type.has_status and not subresource
+            )
+            replace = True
+        else:
+            fields = (
+                managed_fields.changed_field_set(_without_volatile(current), _without_volatile(new)) or {}
+            )
+            replace = False
+        managed_fields.record(
+            new,
+            manager=manager,
+            operation=operation,
+            api_version=resource_type.api_version,
+            time=self.now(),
+            fields=fields,
+            subresource=subresource,
+            replace=replace,
+        )
+        if _without_volatile(new) == _without_volatile(current) and new["metadata"].get(
+            "managedFields"
+        ) == current["metadata"].get("managedFields"):
+            return served_as(current, resource_type)
+        if options.dry_run:
+            return served_as(new, resource_type)
+        if _is_being_deleted(new) and not _finalizers_remain(resource_type, new):
+            self._commit(resource_type, "DELETED", new, current)
+        else:
+            self._commit(resource_type, "MODIFIED", new, current)
+        return served_as(new, resource_type)
+
+    # --- scale subresource --------------------------------------------------------------------------
+
+    def get_scale(self, resource_type: ResourceType, namespace: str, name: str) -> dict[str, Any]:
+        if resource_type.scale is None:
+            raise ApiError(404, "the server could not find the requested resource")
+        obj = self._current(resource_type, namespace, name)
+        scale = resource_type.scale
+        metadata = {
+            key: obj["metadata"][key]
+            for key in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            if key in obj["metadata"]
+        }
+        status: dict[str, Any] = {"replicas": _get_path(obj, scale.status_replicas_path) or 0}
+        if scale.label_selector_path:
+            selector = _get_path(obj, scale.label_selector_path)
+            if scale.selector_is_struct:
+                selector = selector_from_label_selector(selector)
+            if selector:
+                status["selector"] = selector
+        return {
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": metadata,
+            "spec": {"replicas": _get_path(obj, scale.spec_replicas_path) or 0},
+            "status": status,
+        }
+
+    def update_scale(
+        self, resource_type: ResourceType, namespace: str, name: str, scale_body: Any, options: WriteOptions
+    ) -> dict[str, Any]:
+        if resource_type.scale is None:
+            raise ApiError(404, "the server could not find the requested resource")
+        if not isinstance(scale_body, dict):
+            raise bad_request("the request body must be a Scale object")
+        current = self._current(resource_type, namespace, name)
+        replicas = (scale_body.get("spec") or {}).get("replicas")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            raise invalid(
+                "Scale",
+                "autoscaling",
+                name,
+                [
+                    StatusCause(
+                        "FieldValueInvalid",
+                        f"Invalid value: {replicas!r}: must be greater than or equal to 0",
+                        "spec.replicas",
+                    )
+                ],
+            )
+        new = clone_json(current)
+        new["metadata"]["resourceVersion"] = (scale_body.get("metadata") or {}).get("resourceVersion", "")
+        _set_path(new, resource_type.scale.spec_replicas_path, replicas)
+        self._write(resource_type, current, new, options, subresource="scale", operation="Update")
+        return self.get_scale(resource_type, namespace, name) if not options.dry_run else scale_body
+
+    def patch_scale(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        patch_type: str,
+        patch_body: Any,
+        options: WriteOptions,
+    ) -> dict[str, Any]:
+        scale = self.get_scale(resource_type, namespace, name)
+        if patch_type == JSON_PATCH:
+            patched = json_patch(scale, patch_body)
+        elif isinstance(patch_body, dict):
+            patched = merge_patch(scale, patch_body)
+        else:
+            raise bad_request("scale patch must be a JSON object")
+        return self.update_scale(resource_type, namespace, name, patched, options)
+
+    # --- delete -------------------------------------------------------------------------------------
+
+    def delete(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        delete_options: dict[str, Any],
+        options: WriteOptions,
+    ) -> tuple[dict[str, Any], bool]:
+        """Returns the object and whether it is gone (False: deletion waits for finalizers)."""
+        current = self._current(resource_type, namespace, name)
+        preconditions = delete_options.get("preconditions") or {}
+        meta = current["metadata"]
+        if preconditions.get("uid") and preconditions["uid"] != meta.get("uid"):
+            raise conflict(
+                resource_type.plural,
+                resource_type.group,
+                name,
+                f"Precondition failed: UID in precondition: {preconditions['uid']}, "
+                f"UID in object meta: {meta.get('uid')}",
+            )
+        if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != meta.get(
+            "resourceVersion"
+        ):
+            raise conflict(
+                resource_type.plural,
+                resource_type.group,
+                name,
+                "Precondition failed: ResourceVersion in precondition: "
+                f"{preconditions['resourceVersion']}, "
+                f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
+            )
+        policy = delete_options.get("propagationPolicy") or (
+            "Orphan" if delete_options.get("orphanDependents") else "Background"
+        )
+        if policy not in ("Orphan", "Background", "Foreground"):
+            raise bad_request(f'propagationPolicy: Unsupported value: "{policy}"')
+        if _is_being_deleted(current):
+            return served_as(current, resource_type), False
+        if policy == "Orphan" and not options.dry_run:
+            self.orphan_dependents(meta["uid"])
+            current = self._current(resource_type, namespace, name)
+        new = clone_json(current)
+        new_meta = new["metadata"]
+        if policy == "Foreground" and self.store.dependents_of(meta["uid"]):
+            new_meta["finalizers"] = [*(new_meta.get("finalizers") or []), FOREGROUND_FINALIZER]
+        if not _finalizers_remain(resource_type, new):
+            if options.dry_run:
+                return served_as(current, resource_type), True
+            self._commit(resource_type, "DELETED", new, current)
+            return served_as(new, resource_type), True
+        new_meta["deletionTimestamp"] = self.now()
+        new_meta["deletionGracePeriodSeconds"] = 0
+        new_meta["generation"] = new_meta.get("generation", 0) + 1
+        if resource_type.storage_key == "namespaces":
+            new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
+        if options.dry_run:
+            return served_as(new, resource_type), False
+        self._commit(resource_type, "MODIFIED", new, current)
+        return served_as(new, resource_type), False
+
+    def delete_collection(
+        self,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: tuple[Requirement, ...],
+        fields: tuple[FieldRequirement, ...],
+        delete_options: dict[str, Any],
+        options: WriteOptions,
+    ) -> dict[str, Any]:
+        doomed = [
+            obj
+            for obj in self.store.objects(resource_type.storage_key, namespace)
+            if labels_match(labels, obj) and fields_match(fields, obj)
+        ]
+        items = []
+        for obj in doomed:
+            meta = obj["metadata"]
+            deleted, _ = self.delete(
+                resource_type, meta.get("namespace", ""), meta["name"], delete_options, options
+            )
+            items.append(deleted)
+        return {
+            "kind": resource_type.list_kind,
+            "apiVersion": resource_type.api_version,
+            "metadata": {"resourceVersion": str(self.store.resource_version)},
+            "items": items,
+        }
+
+    # --- internal writers (garbage collector, namespace controller) ---------------------------------
+
+    def orphan_dependents(self, owner_uid: str) -> None:
+        for storage_key, namespace, name in self.store.dependents_of(owner_uid):
+            self.remove_owner_reference(storage_key, namespace, name, owner_uid)
+
+    def remove_owner_reference(self, storage_key: str, namespace: str, name: str, owner_uid: str) -> None:
+        def drop_reference(obj: dict[str, Any]) -> None:
+            refs = [
+                ref for ref in obj["metadata"].get("ownerReferences") or [] if ref.get("uid") != owner_uid
+            ]
+            if refs:
+                obj["metadata"]["ownerReferences"] = refs
+            else:
+                obj["metadata"].pop("ownerReferences", None)
+
+        self.mutate(storage_key, namespace, name, drop_reference, manager="garbage-collector")
+
+    def remove_finalizer(
+        self, storage_key: str, namespace: str, name: str, finalizer: str, *, manager: str
+    ) -> None:
+        def drop_finalizer(obj: dict[str, Any]) -> None:
+            if storage_key == "namespaces" and finalizer == kinds.NAMESPACE_FINALIZER:
+                spec = obj.setdefault("spec", {})
+                spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != finalizer]
+                return
+            remaining = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
+            if remaining:
+                obj["metadata"]["finalizers"] = remaining
+            else:
+                obj["metadata"].pop("finalizers", None)
+
+        self.mutate(storage_key, namespace, name, drop_finalizer, manager=manager)
+
+    def mutate(
+        self,
+        storage_key: str,
+        namespace: str,
+        name: str,
+        change: Callable[[dict[str, Any]], None],
+        *,
+        manager: str,
+    ) -> None:
+        """Read-modify-write of an object by a server-side controller; a vanished object is fine."""
+        resource_type = self.storage_type(storage_key)
+        current = self.store.get(storage_key, namespace, name)
+        if resource_type is None or current is None:
+            return
+        new = clone_json(current)
+        change(new)
+        self._write(
+            resource_type,
+            current,
+            new,
+            WriteOptions(field_manager=manager),
+            subresource="",
+            operation="Update",
+        )
+
+    def remove_all(self, resource_type: ResourceType) -> None:
+        """Delete every object of a resource regardless of finalizers (its CRD is gone)."""
+        for obj in self.store.drop_resource(resource_type.storage_key):
+            self._commit(resource_type, "DELETED", clone_json(obj), obj)
+
+    def _commit(
+        self, resource_type: ResourceType, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
+    ) -> None:
+        self.store.commit(resource_type.storage_key, event_type, obj, prev)
+        if self.on_commit is not None:
+            self.on_commit(resource_type, event_type, obj, prev)

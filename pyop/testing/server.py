@@ -1,0 +1,231 @@
+"""``TestAPIServer``: a real HTTP server on 127.0.0.1 with Kubernetes API semantics, for tests.
+
+It plays the role envtest's kube-apiserver plays for Go operators: clients talk to it over real
+sockets with a kubeconfig, so the code under test is the code that runs against a cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import yaml
+from aiohttp import web
+
+from pyop.testing.controllers import Controllers
+from pyop.testing.errors import ApiError
+from pyop.testing.faults import FaultInjector
+from pyop.testing.handlers import ApiHandler, error_response, is_watch, json_response
+from pyop.testing.kinds import CRD_STORAGE_KEY, UserInfo
+from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
+from pyop.testing.operations import Operations, WriteOptions
+from pyop.testing.resources import ResourceRegistry
+from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.testing.store import Store
+
+ADMIN_USER = "pyop-test-admin"
+INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+_UNAUTHENTICATED_PATHS = frozenset({"/healthz", "/readyz", "/livez"})
+
+
+@dataclass
+class RequestRecord:
+    """One request as a benchmark counts it."""
+
+    method: str
+    path: str
+    query: str
+    verb: str
+    resource: str = ""
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    status: int = 0
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class TestAPIServer:
+    __test__ = False  # not a pytest test class despite the name
+
+    def __init__(
+        self,
+        *,
+        history_limit: int = 10_000,
+        bookmark_interval: float = 1.0,
+        clock: Callable[[], datetime] = _utc_now,
+        token: str | None = None,
+    ) -> None:
+        self.token = token or secrets.token_urlsafe(24)
+        self.users: dict[str, UserInfo] = {
+            self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])
+        }
+        self.store = Store(history_limit)
+        self.resources = ResourceRegistry()
+        self.operations = Operations(
+            self.store, self.resources, clock=clock, users=self.users, bookmark_interval=bookmark_interval
+        )
+        self.controllers = Controllers(self.operations)
+        self.faults = FaultInjector(lambda: list(self.operations.watchers), self.store.compact)
+        self.requests: list[RequestRecord] = []
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+        self._tempdir: Path | None = None
+        self.kubeconfig_path = Path()
+        self._handler = ApiHandler(self.operations)
+        namespace_type = self.resources.lookup("", "v1", "namespaces")
+        for name in INITIAL_NAMESPACES:
+            self.operations.create(
+                namespace_type, "", {"metadata": {"name": name}}, WriteOptions(field_manager="kube-apiserver")
+            )
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> TestAPIServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._dispatch)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, shutdown_timeout=1.0)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        self._tempdir = Path(tempfile.mkdtemp(prefix="pyop-test-api-"))
+        self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
+        self.controllers.start()
+
+    async def stop(self) -> None:
+        for watcher in list(self.operations.watchers):
+            watcher.close()
+        await self.controllers.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+
+    def kubeconfig_dict(self) -> dict[str, Any]:
+        return kubeconfig_dict(self.url, self.token)
+
+    # --- convenience API for tests ------------------------------------------------------------------
+
+    def add_crd(self, crd: dict[str, Any]) -> None:
+        """Create (or replace the spec of) a CRD; its kinds are served immediately."""
+        crd_type = self.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        name = (crd.get("metadata") or {}).get("name", "")
+        options = WriteOptions(field_manager="pyop-testing")
+        if self.store.get(CRD_STORAGE_KEY, "", name) is None:
+            self.operations.create(crd_type, "", dict(crd), options)
+        else:
+            self.operations.apply(crd_type, "", name, dict(crd), options)
+
+    def load_crds(self, path: str | Path) -> list[str]:
+        """Add every CustomResourceDefinition found in a YAML file or in the YAML files under a folder."""
+        root = Path(path)
+        files = (
+            sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml")) if root.is_dir() else [root]
+        )
+        names = []
+        for file in files:
+            for document in yaml.safe_load_all(file.read_text()):
+                if isinstance(document, dict) and document.get("kind") == "CustomResourceDefinition":
+                    self.add_crd(document)
+                    names.append(document["metadata"]["name"])
+        return names
+
+    def add_user(self, token: str, username: str, groups: list[str] | None = None) -> None:
+        """Another bearer token the server accepts (and TokenReview reports)."""
+        self.users[token] = UserInfo(username, [*(groups or []), "system:authenticated"])
+
+    @property
+    def request_count(self) -> int:
+        return len(self.requests)
+
+    def reset_requests(self) -> None:
+        self.requests.clear()
+
+    def count_requests(self, *, verb: str | None = None, resource: str | None = None) -> int:
+        return sum(
+            1
+            for record in self.requests
+            if (verb is None or record.verb == verb) and (resource is None or record.resource == resource)
+        )
+
+    # --- HTTP -----------------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        record = RequestRecord(request.method, request.path, request.query_string, request.method.lower())
+        self.requests.append(record)
+        try:
+            response: web.StreamResponse = await self._serve(request, record, handler)
+        except ApiError as error:
+            response = error_response(error)
+        record.status = response.status
+        return response
+
+    async def _serve(
+        self, request: web.Request, record: RequestRecord, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        if request.path in _UNAUTHENTICATED_PATHS:
+            return web.Response(text="ok")
+        authorization = request.headers.get("Authorization", "")
+        if not authorization.startswith("Bearer ") or authorization[7:].strip() not in self.users:
+            raise ApiError(401, "Unauthorized")
+        target = parse_path(request.path)
+        if isinstance(target, Target):
+            record.verb = verb_of(request.method, target, is_watch(request))
+            record.resource, record.namespace = target.plural, target.namespace or ""
+            record.name, record.subresource = target.name, target.subresource
+        elif isinstance(target, DiscoveryPath):
+            record.verb = "get"
+        delay = self.faults.delay_for(request.method, request.path_qs)
+        if delay:
+            await asyncio.sleep(delay)
+        injected = self.faults.error_for(request.method, request.path_qs)
+        if injected is not None:
+            raise injected
+        result: web.StreamResponse = await handler(request)
+        return result
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        target = parse_path(request.path)
+        if target is None:
+            if request.path == "/version":
+                return json_response(
+                    {
+                        "major": "1",
+                        "minor": "33",
+                        "gitVersion": "v1.33.0-pyop-test",
+                        "platform": "linux/amd64",
+                    }
+                )
+            raise ApiError(404, "the server could not find the requested resource")
+        if isinstance(target, DiscoveryPath):
+            if request.method != "GET":
+                raise ApiError(405, "the server does not allow this method on the requested resource")
+            return self._handler.discovery(target, self.url.removeprefix("http://"))
+        verb = verb_of(request.method, target, is_watch(request))
+        return await self._handler.handle(request, target, verb)
