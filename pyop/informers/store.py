@@ -1,0 +1,158 @@
+"""The informer cache: objects by key, plus secondary indices (client-go's `cache.Indexer`).
+
+Objects are kept exactly once, as the dicts decoded from the API server (no typed copy next to them); listers
+parse them into models on the way out. Keys are client-go's: `namespace/name`, or `name` for cluster-scoped
+objects. Callers must not mutate returned dicts: they are the cache.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+RawObject = dict[str, Any]
+IndexFunc = Callable[[RawObject], Iterable[str]]
+
+NAMESPACE_INDEX = "namespace"
+
+
+def object_key(obj: RawObject) -> str:
+    """`namespace/name` (or `name` when cluster-scoped): the cache and work-queue key of an object."""
+    metadata = obj.get("metadata") or {}
+    namespace = metadata.get("namespace")
+    name = metadata.get("name") or ""
+    return f"{namespace}/{name}" if namespace else name
+
+
+def split_key(key: str) -> tuple[str | None, str]:
+    """`ns/name` -> (`ns`, `name`); `name` -> (None, `name`)."""
+    namespace, sep, name = key.partition("/")
+    return (namespace, name) if sep else (None, namespace)
+
+
+def namespace_index(obj: RawObject) -> builtins.list[str]:
+    """The built-in index: objects by namespace (`""` for cluster-scoped objects)."""
+    return [(obj.get("metadata") or {}).get("namespace") or ""]
+
+
+def resource_version(obj: RawObject) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+class DeletedFinalStateUnknown(NamedTuple):
+    """Delivered to delete handlers for an object that vanished while the watch was down.
+
+    The informer noticed the deletion only by relisting, so `obj` is the last state it saw, not the state at
+    deletion (client-go's tombstone of the same name).
+    """
+
+    key: str
+    obj: RawObject
+
+
+class Indexer:
+    """A key -> object map with indices; single-threaded (one event loop), so no locking."""
+
+    def __init__(self, indexers: dict[str, IndexFunc] | None = None) -> None:
+        self._items: dict[str, RawObject] = {}
+        self._indexers: dict[str, IndexFunc] = {NAMESPACE_INDEX: namespace_index}
+        self._indices: dict[str, dict[str, set[str]]] = {NAMESPACE_INDEX: {}}
+        if indexers:
+            self.add_indexers(indexers)
+
+    def add_indexers(self, indexers: dict[str, IndexFunc]) -> None:
+        """Register more indices; existing objects are indexed at once, so this works after sync too."""
+        for name, func in indexers.items():
+            if name in self._indexers:
+                raise ValueError(f"indexer {name!r} already exists")
+            self._indexers[name] = func
+            index: dict[str, set[str]] = {}
+            self._indices[name] = index
+            for key, obj in self._items.items():
+                for value in func(obj):
+                    index.setdefault(value, set()).add(key)
+
+    # reads
+
+    def get_by_key(self, key: str) -> RawObject | None:
+        return self._items.get(key)
+
+    def get(self, name: str, namespace: str | None = None) -> RawObject | None:
+        return self._items.get(f"{namespace}/{name}" if namespace else name)
+
+    def list(self) -> builtins.list[RawObject]:
+        return list(self._items.values())
+
+    def list_keys(self) -> builtins.list[str]:
+        return list(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __iter__(self) -> Iterator[RawObject]:
+        return iter(list(self._items.values()))
+
+    def index_keys(self, index_name: str, value: str) -> builtins.list[str]:
+        """Keys of the objects whose index function returned `value`."""
+        return sorted(self._index(index_name).get(value, ()))
+
+    def by_index(self, index_name: str, value: str) -> builtins.list[RawObject]:
+        return [self._items[key] for key in self._index(index_name).get(value, ())]
+
+    def index_values(self, index_name: str) -> builtins.list[str]:
+        return [value for value, keys in self._index(index_name).items() if keys]
+
+    # writes (the informer's)
+
+    def put(self, obj: RawObject, key: str | None = None) -> RawObject | None:
+        """Insert or replace; returns the previous object."""
+        key = key or object_key(obj)
+        old = self._items.get(key)
+        self._items[key] = obj
+        if old is not None:
+            self._unindex(key, old)
+        self._reindex(key, obj)
+        return old
+
+    def pop(self, key: str) -> RawObject | None:
+        """Remove by key; returns the removed object or None."""
+        old = self._items.pop(key, None)
+        if old is not None:
+            self._unindex(key, old)
+        return old
+
+    def keys_in_namespace(self, namespace: str | None) -> set[str]:
+        """All keys (namespace None) or the keys of one namespace."""
+        if namespace is None:
+            return set(self._items)
+        return set(self._indices[NAMESPACE_INDEX].get(namespace, ()))
+
+    def _index(self, index_name: str) -> dict[str, set[str]]:
+        try:
+            return self._indices[index_name]
+        except KeyError:
+            raise KeyError(f"no indexer named {index_name!r}") from None
+
+    def _reindex(self, key: str, obj: RawObject) -> None:
+        for name, func in self._indexers.items():
+            index = self._indices[name]
+            for value in func(obj):
+                bucket = index.get(value)
+                if bucket is None:
+                    index[value] = {key}
+                else:
+                    bucket.add(key)
+
+    def _unindex(self, key: str, obj: RawObject) -> None:
+        for name, func in self._indexers.items():
+            index = self._indices[name]
+            for value in func(obj):
+                bucket = index.get(value)
+                if bucket is not None:
+                    bucket.discard(key)
+                    if not bucket:
+                        del index[value]
