@@ -57,7 +57,12 @@ def write_options(request: web.Request) -> WriteOptions:
             raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
     user_agent = request.headers.get("User-Agent", "")
     manager = query.get("fieldManager") or user_agent.split("/")[0] or "unknown"
-    return WriteOptions(dry_run=bool(dry_run), field_manager=manager, force=query.get("force", "") in _TRUE)
+    return WriteOptions(
+        dry_run=bool(dry_run),
+        field_manager=manager,
+        force=query.get("force", "") in _TRUE,
+        strict_fields=query.get("fieldValidation") == "Strict",
+    )
 
 
 class ApiHandler:
@@ -128,10 +133,10 @@ class ApiHandler:
                 )
             if verb == "deletecollection":
                 body = await read_json(request) or {}
-                options = _delete_options(query, body)
+                delete_options = _delete_options(query, body)
                 return json_response(
                     ops.delete_collection(
-                        resource_type, namespace, labels, fields, options, write_options(request)
+                        resource_type, namespace, labels, fields, delete_options, write_options(request)
                     )
                 )
             return await self._watch(request, resource_type, namespace, labels, fields)

@@ -66,6 +66,7 @@ class WriteOptions:
     dry_run: bool = False
     field_manager: str = ""
     force: bool = False
+    strict_fields: bool = False  # fieldValidation=Strict
 
 
 def _format_time(moment: datetime) -> str:
@@ -368,7 +369,7 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(obj)
             obj["status"] = kinds.crd_status(obj, None, self.now())
-        obj = self._admit(resource_type, obj)
+        obj = self._admit(resource_type, obj, None, options)
         obj["apiVersion"] = self._storage_api_version(resource_type)
         manager = options.field_manager or "unknown"
         fields = managed_fields.object_field_set(
@@ -392,10 +393,16 @@ class Operations:
             return resource_type.api_version
         return f"{resource_type.group}/{resource_type.storage_version}"
 
-    def _admit(self, resource_type: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
+    def _admit(
+        self,
+        resource_type: ResourceType,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        options: WriteOptions,
+    ) -> dict[str, Any]:
         if not resource_type.custom:
             return obj
-        admitted, causes = admit(obj, resource_type.schema)
+        admitted, causes = admit(obj, resource_type.schema, old=old, strict=options.strict_fields)
         if causes:
             raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
         return admitted
@@ -561,7 +568,7 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(new)
             new["status"] = kinds.crd_status(new, current, self.now())
-        new = self._admit(resource_type, new)
+        new = self._admit(resource_type, new, current, options)
         new["apiVersion"] = current["apiVersion"]
         if _is_being_deleted(current):
             added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
