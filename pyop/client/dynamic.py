@@ -343,7 +343,11 @@ class DynamicClient:
         grace_period_seconds: int | None = None,
         dry_run: bool = False,
     ) -> dict[str, Any] | None:
-        """Delete; returns the object while it still exists (finalizers pending), None once it is gone."""
+        """Delete; returns the object as the server reported it, or None when it answered with a Status.
+
+        The API server answers with the last state of a deleted object, or with the terminating object when
+        finalizers hold it (then `metadata.deletionTimestamp` is set).
+        """
         options = _delete_options(propagation_policy, preconditions, grace_period_seconds, dry_run)
         result = await self.transport.request(
             "DELETE", resource.path(namespace, name), body=options if options else None

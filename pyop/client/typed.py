@@ -207,7 +207,7 @@ class Client:
         grace_period_seconds: int | None = None,
         dry_run: bool = False,
     ) -> M | None:
-        """Delete; returns the object while finalizers keep it, None when it is gone."""
+        """Delete; returns the object the server reported (terminating when finalizers hold it) or None."""
         data = await self.dynamic.delete(
             resource_for_model(model),
             name,
