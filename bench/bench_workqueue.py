@@ -111,9 +111,7 @@ async def asyncio_queue_run(items: list[Item], workers: int, concurrent: bool) -
 Run = Callable[[list[Item], int, bool], Coroutine[Any, Any, float]]
 
 
-def best_times(
-    repeat: int, runs: list[Run], items: list[Item], workers: int, concurrent: bool
-) -> list[float]:
+def best_times(repeat: int, runs: list[Run], items: list[Item], workers: int, concurrent: bool) -> list[float]:
     best = [float("inf")] * len(runs)
     for _ in range(repeat):
         for index, run in enumerate(runs):
@@ -163,9 +161,7 @@ def memory(count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--memory-items", type=int, default=1_000_000)
