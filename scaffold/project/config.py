@@ -76,6 +76,12 @@ class Project(_Model):
     namespaced: bool | None = None
     resources: list[ResourceEntry] = Field(default_factory=list)
 
+    def manifests_option(self, name: str) -> int | None:
+        """A generator option from the `manifests:` section of PROJECT (e.g. maxDescLen)."""
+        section = (self.model_extra or {}).get("manifests") or {}
+        value = section.get(name) if isinstance(section, dict) else None
+        return value if isinstance(value, int) else None
+
     def find(self, group: str, version: str, kind: str) -> ResourceEntry | None:
         return next((r for r in self.resources if r.same_gvk(group, version, kind)), None)
 

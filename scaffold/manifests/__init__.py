@@ -1,0 +1,1 @@
+"""The manifest generator (controller-gen's job): models and markers in, CRDs and RBAC roles out."""

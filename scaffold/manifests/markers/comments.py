@@ -1,0 +1,165 @@
+"""Finding markers and docs in Python source: the comment block right above a class or field, and docstrings.
+
+As controller-gen reads Go doc comments, pyop reads the contiguous `#` lines directly above a `class` statement
+(above its decorators) or a field, with `tokenize` (so a `#` inside a string is never mistaken for a comment).
+Lines starting with `+` are markers; the other lines form the description. Docstring lines starting with `+` are
+markers too, so a class may carry its markers in its docstring.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from scaffold.manifests.errors import SourceLocation
+from scaffold.manifests.markers.parser import ParsedMarker, parse_marker
+
+
+@dataclass(frozen=True)
+class DocBlock:
+    """The markers and description attached to one class, field or module."""
+
+    markers: tuple[ParsedMarker, ...] = ()
+    description: str = ""
+    line: int = 0
+
+    def named(self, name: str) -> list[ParsedMarker]:
+        return [m for m in self.markers if m.name == name]
+
+    def first(self, name: str) -> ParsedMarker | None:
+        found = self.named(name)
+        return found[0] if found else None
+
+    def has(self, name: str) -> bool:
+        return any(m.name == name for m in self.markers)
+
+
+EMPTY = DocBlock()
+
+
+@dataclass
+class ModuleDocs:
+    """Doc blocks of one source file, keyed by class qualname and by (class qualname, field name)."""
+
+    path: str
+    module: DocBlock = EMPTY
+    classes: dict[str, DocBlock] = field(default_factory=dict)
+    fields: dict[tuple[str, str], DocBlock] = field(default_factory=dict)
+    all_markers: tuple[ParsedMarker, ...] = ()  # every marker comment in the file (RBAC markers live anywhere)
+
+    def for_class(self, qualname: str) -> DocBlock:
+        return self.classes.get(qualname, EMPTY)
+
+    def for_field(self, qualname: str, name: str) -> DocBlock:
+        return self.fields.get((qualname, name), EMPTY)
+
+
+def read_module_docs(path: Path, display_path: str | None = None) -> ModuleDocs:
+    return _read_cached(str(path), path.stat().st_mtime_ns, display_path or str(path))
+
+
+@lru_cache(maxsize=1024)
+def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
+    source = Path(path).read_text(encoding="utf-8")
+    comments = _comment_lines(source)
+    tree = ast.parse(source, filename=path)
+    docs = ModuleDocs(display)
+    docs.module = _docstring_block(ast.get_docstring(tree, clean=True), display, 1)
+    docs.all_markers = tuple(
+        marker
+        for line, text in sorted(comments.items())
+        if (marker := _marker(text, display, line)) is not None
+    )
+    _walk(tree.body, "", comments, display, docs)
+    return docs
+
+
+def _comment_lines(source: str) -> dict[int, str]:
+    """{line number: comment text} for lines holding nothing but a comment."""
+    result: dict[int, str] = {}
+    code_lines: set[int] = set()
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            if token.start[0] not in code_lines:
+                result[token.start[0]] = token.string[1:]
+        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            for line in range(token.start[0], token.end[0] + 1):
+                code_lines.add(line)
+                result.pop(line, None)
+    return result
+
+
+def _walk(body: list[ast.stmt], prefix: str, comments: dict[int, str], path: str, docs: ModuleDocs) -> None:
+    for node in body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        qualname = f"{prefix}{node.name}"
+        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        above = _block_above(first_line, comments, path)
+        inside = _docstring_block(ast.get_docstring(node, clean=True), path, node.lineno)
+        docs.classes[qualname] = DocBlock(
+            markers=above.markers + inside.markers,
+            description=inside.description or above.description,
+            line=node.lineno,
+        )
+        for statement in node.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                docs.fields[(qualname, statement.target.id)] = _block_above(statement.lineno, comments, path)
+        _walk(node.body, qualname + ".", comments, path, docs)
+
+
+def _block_above(line: int, comments: dict[int, str], path: str) -> DocBlock:
+    texts: list[tuple[int, str]] = []
+    current = line - 1
+    while current in comments:
+        texts.append((current, comments[current]))
+        current -= 1
+    texts.reverse()
+    markers = []
+    description = []
+    for number, text in texts:
+        marker = _marker(text, path, number)
+        if marker is not None:
+            markers.append(marker)
+        elif not _is_marker_text(text):
+            description.append(_strip_one_space(text))
+    return DocBlock(tuple(markers), _join(description), line)
+
+
+def _docstring_block(docstring: str | None, path: str, line: int) -> DocBlock:
+    if not docstring:
+        return EMPTY
+    markers = []
+    description = []
+    for offset, text in enumerate(docstring.splitlines()):
+        marker = _marker(text, path, line + offset)
+        if marker is not None:
+            markers.append(marker)
+        elif not _is_marker_text(text):
+            description.append(text)
+    return DocBlock(tuple(markers), _join(description), line)
+
+
+def _is_marker_text(text: str) -> bool:
+    stripped = text.strip()
+    return len(stripped) > 1 and stripped[0] == "+" and (stripped[1].isalpha())
+
+
+def _marker(text: str, path: str, line: int) -> ParsedMarker | None:
+    if not _is_marker_text(text):
+        return None
+    return parse_marker(text.strip()[1:], SourceLocation(path, line))
+
+
+def _strip_one_space(text: str) -> str:
+    return text[1:] if text.startswith(" ") else text
+
+
+def _join(lines: list[str]) -> str:
+    text = "\n".join(line.rstrip() for line in lines).strip("\n")
+    return text.strip()

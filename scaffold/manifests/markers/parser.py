@@ -1,0 +1,122 @@
+"""From marker text to a typed value: `kubebuilder:validation:Minimum=0` -> (Minimum's definition, 0)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from scaffold.manifests.errors import MarkerError, SourceLocation
+from scaffold.manifests.markers.registry import ITEMS_PREFIX, REGISTRY, MarkerDef
+from scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value
+
+# Markers of other tools that may sit in the same comments; pyop neither uses nor rejects them.
+_FOREIGN_PREFIXES = ("kubebuilder:scaffold:", "kubebuilder:ac:", "genclient", "k8s:deepcopy-gen", "k8s:openapi-gen")
+
+
+@dataclass(frozen=True)
+class ParsedMarker:
+    definition: MarkerDef
+    value: Any
+    location: SourceLocation
+    items: bool = False  # written as kubebuilder:validation:items:<Name>: applies to list items
+    text: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
+    """Parse marker text (after the `+`). Unknown `kubebuilder:` markers are errors; other unknown ones are ignored.
+
+    controller-gen silently ignores a misspelled marker, which turns a typo into a missing validation; pyop
+    names the marker, the place, and the closest known spelling.
+    """
+    body = text.strip()
+    items = False
+    lookup = body
+    if body.startswith(ITEMS_PREFIX):
+        items = True
+        lookup = "kubebuilder:validation:" + body[len(ITEMS_PREFIX) :]
+    name, rest = _split_name(lookup)
+    definition = REGISTRY.get(name)
+    if definition is None:
+        if name.startswith(_FOREIGN_PREFIXES) or not name.startswith("kubebuilder:"):
+            return None
+        # `name:arg=value` puts an argument name after the marker name; match with and without it.
+        shorter = name.rsplit(":", 1)[0]
+        suggestion = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.8) or difflib.get_close_matches(
+            shorter, list(REGISTRY), n=1, cutoff=0.8
+        )
+        hint = f"; did you mean +{suggestion[0]}?" if suggestion else ""
+        raise MarkerError(f"unknown marker +{name}{hint}", location)
+    try:
+        value = _parse_arguments(definition, rest)
+    except ValueSyntaxError as exc:
+        raise MarkerError(f"invalid marker +{body}: {exc}", location) from None
+    return ParsedMarker(definition, value, location, items=items, text=body)
+
+
+def _split_name(body: str) -> tuple[str, str]:
+    """Find the longest registered name that `body` starts with, followed by `=`, `:` or the end."""
+    best = ""
+    for name in _candidates(body):
+        if name in REGISTRY and len(name) > len(best):
+            best = name
+    if best:
+        return best, body[len(best) :]
+    cut = body.find("=")
+    head = body if cut < 0 else body[:cut]
+    return head, body[len(head) :]
+
+
+def _candidates(body: str) -> list[str]:
+    ends = [i for i, c in enumerate(body) if c in "=:"] + [len(body)]
+    return [body[:i] for i in ends]
+
+
+def _parse_arguments(definition: MarkerDef, rest: str) -> Any:
+    if definition.is_flag:
+        if rest in ("", "=true"):
+            return True
+        if rest == "=false":
+            return False
+        raise ValueSyntaxError(f"+{definition.name} takes no value")
+    if definition.value is not None:
+        if not rest.startswith("="):
+            if definition.value.name == "BOOL" and rest == "":
+                return True
+            raise ValueSyntaxError(f"expected '=<{definition.value.value}>'")
+        scanner = Scanner(rest[1:])
+        value = read_value(scanner, definition.value, "")
+        if not scanner.at_end():
+            raise ValueSyntaxError(f"unexpected text {scanner.text[scanner.pos:]!r}")
+        return value
+    return _parse_named_args(definition, rest)
+
+
+def _parse_named_args(definition: MarkerDef, rest: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    known = {arg.name: arg for arg in definition.args}
+    if rest.startswith(":"):
+        scanner = Scanner(rest[1:])
+        while not scanner.at_end():
+            scanner.skip_spaces()
+            name = scanner.read_string("=,")
+            if name not in known:
+                allowed = ", ".join(known)
+                raise ValueSyntaxError(f"unknown argument {name!r} (allowed: {allowed})")
+            scanner.expect("=")
+            values[name] = read_value(scanner, known[name].type, ",")
+            scanner.skip_spaces()
+            if not scanner.at_end():
+                scanner.expect(",")
+    elif rest:
+        raise ValueSyntaxError("expected ':arg=value,...'")
+    missing = [arg.name for arg in definition.args if not arg.optional and arg.name not in values]
+    if missing:
+        raise ValueSyntaxError(f"missing argument(s) {', '.join(missing)}")
+    for arg in definition.args:
+        values.setdefault(arg.name, None)
+    return values
