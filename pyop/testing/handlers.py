@@ -56,10 +56,10 @@ def write_options(request: web.Request) -> WriteOptions:
         if value != "All":
             raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
     user_agent = request.headers.get("User-Agent", "")
-    manager = query.get("fieldManager") or user_agent.split("/")[0] or "unknown"
     return WriteOptions(
         dry_run=bool(dry_run),
-        field_manager=manager,
+        field_manager=query.get("fieldManager", ""),
+        default_manager=user_agent.split("/")[0] or "unknown",
         force=query.get("force", "") in _TRUE,
         strict_fields=query.get("fieldValidation") == "Strict",
     )

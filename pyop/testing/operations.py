@@ -67,6 +67,11 @@ class WriteOptions:
     field_manager: str = ""
     force: bool = False
     strict_fields: bool = False  # fieldValidation=Strict
+    default_manager: str = "unknown"  # from the User-Agent, when no fieldManager is given
+
+    @property
+    def manager(self) -> str:
+        return self.field_manager or self.default_manager
 
 
 def _format_time(moment: datetime) -> str:
@@ -371,7 +376,7 @@ class Operations:
             obj["status"] = kinds.crd_status(obj, None, self.now())
         obj = self._admit(resource_type, obj, None, options)
         obj["apiVersion"] = self._storage_api_version(resource_type)
-        manager = options.field_manager or "unknown"
+        manager = options.manager
         fields = managed_fields.object_field_set(
             applied if applied is not None else obj, skip_status=resource_type.has_status
         )
@@ -590,7 +595,7 @@ class Operations:
             metadata["generation"] = current["metadata"].get("generation", 0) + 1
         if _without_volatile(new) == _without_volatile(current) and operation != "Apply":
             return served_as(current, resource_type)
-        manager = options.field_manager or "unknown"
+        manager = options.manager
         if operation == "Apply":
             fields = managed_fields.object_field_set(
                 applied or {}, skip_status=resource_type.has_status and not subresource

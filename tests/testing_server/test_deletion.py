@@ -1,0 +1,104 @@
+"""Garbage collection through ownerReferences, propagation policies and namespace deletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.testing_server.conftest import CM, DEPLOY, Api, configmap, deployment, eventually
+
+MERGE = "application/merge-patch+json"
+
+
+def owned_by(body: dict[str, Any], *owners: dict[str, Any]) -> dict[str, Any]:
+    body["metadata"]["ownerReferences"] = [
+        {"apiVersion": o["apiVersion"], "kind": o["kind"], "name": o["metadata"]["name"], "uid": o["metadata"]["uid"]}
+        for o in owners
+    ]
+    return body
+
+
+async def _gone(api: Api, path: str) -> bool:
+    status, _ = await api.get(path)
+    return status == 404
+
+
+async def test_background_deletion_collects_dependents(api: Api) -> None:
+    owner = await api.create_ok(DEPLOY, deployment("owner"))
+    await api.create_ok(CM, owned_by(configmap("child"), owner))
+    await api.create_ok(CM, configmap("bystander"))
+    status, _ = await api.delete(f"{DEPLOY}/owner")
+    assert status == 200
+    await eventually(lambda: _gone(api, f"{CM}/child"), "dependent collected")
+    status, _ = await api.get(f"{CM}/bystander")
+    assert status == 200
+
+
+async def test_dependent_with_another_live_owner_only_loses_the_reference(api: Api) -> None:
+    first = await api.create_ok(CM, configmap("first-owner"))
+    second = await api.create_ok(CM, configmap("second-owner"))
+    await api.create_ok(CM, owned_by(configmap("shared"), first, second))
+    await api.delete(f"{CM}/first-owner")
+
+    async def reference_dropped() -> bool:
+        status, shared = await api.get(f"{CM}/shared")
+        refs = shared["metadata"].get("ownerReferences") or []
+        return [ref["name"] for ref in refs] == ["second-owner"]
+
+    await eventually(reference_dropped, "dangling owner reference removed")
+
+
+async def test_orphan_propagation_keeps_dependents_without_the_reference(api: Api) -> None:
+    owner = await api.create_ok(CM, configmap("owner"))
+    await api.create_ok(CM, owned_by(configmap("child"), owner))
+    status, _ = await api.delete(f"{CM}/owner", {"propagationPolicy": "Orphan"})
+    assert status == 200
+    status, child = await api.get(f"{CM}/child")
+    assert status == 200 and not child["metadata"].get("ownerReferences")
+
+
+async def test_foreground_deletion_waits_for_dependents(api: Api) -> None:
+    owner = await api.create_ok(CM, configmap("owner"))
+    child = owned_by(configmap("child"), owner)
+    child["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(CM, child)
+    status, marked = await api.delete(f"{CM}/owner", propagationPolicy="Foreground")
+    assert status == 202
+    assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+    async def child_marked() -> bool:
+        status, obj = await api.get(f"{CM}/child")
+        return bool(obj["metadata"].get("deletionTimestamp"))
+
+    await eventually(child_marked, "dependent marked for deletion")
+    status, still_owner = await api.get(f"{CM}/owner")
+    assert status == 200 and still_owner["metadata"]["deletionTimestamp"]
+    await api.patch(f"{CM}/child", {"metadata": {"finalizers": None}}, MERGE)
+    await eventually(lambda: _gone(api, f"{CM}/owner"), "owner deleted after its dependents")
+
+
+async def test_namespace_deletion_removes_its_objects_then_itself(api: Api) -> None:
+    await api.create_ok("/api/v1/namespaces", {"metadata": {"name": "doomed"}})
+    base = "/api/v1/namespaces/doomed/configmaps"
+    await api.create_ok(base, configmap("plain"))
+    held = configmap("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(base, held)
+    status, namespace = await api.delete("/api/v1/namespaces/doomed")
+    assert status == 202 and namespace["status"]["phase"] == "Terminating"
+    await eventually(lambda: _gone(api, f"{base}/plain"), "namespace contents deleted")
+    status, error = await api.post(base, configmap("late"))
+    assert status == 403 and "being terminated" in error["message"]
+    status, _ = await api.get("/api/v1/namespaces/doomed")
+    assert status == 200
+    await api.patch(f"{base}/held", {"metadata": {"finalizers": None}}, MERGE)
+    await eventually(lambda: _gone(api, "/api/v1/namespaces/doomed"), "namespace removed once empty")
+
+
+async def test_delete_collection_with_label_selector(api: Api) -> None:
+    await api.create_ok(CM, configmap("a", labels={"batch": "1"}))
+    await api.create_ok(CM, configmap("b", labels={"batch": "1"}))
+    await api.create_ok(CM, configmap("c", labels={"batch": "2"}))
+    status, deleted = await api.delete(CM, labelSelector="batch=1")
+    assert status == 200 and len(deleted["items"]) == 2
+    status, remaining = await api.get(CM)
+    assert [item["metadata"]["name"] for item in remaining["items"]] == ["c"]
