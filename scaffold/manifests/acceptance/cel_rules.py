@@ -1,0 +1,345 @@
+"""Static checks of ``x-kubernetes-validations`` (validation.go, ``schema/cel/compilation.go``).
+
+Shape checks (rule present, message/messageExpression/reason/fieldPath well formed) always
+run. Parsing uses cel-python's grammar; on top of it this module checks what cel-go's type
+checker would certainly reject and can be decided without full typing: references to
+undeclared variables, and ``self.<field>`` chains naming fields the schema does not have.
+It does not type-check results (bool-ness) or estimate cost.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pyop.schema import cel, fieldpath
+from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
+
+SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
+_CEL_RESERVED: Final = frozenset(
+    [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ]
+)
+_CEL_NAME: Final = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
+# Global identifiers the Kubernetes CEL environment declares besides self/oldSelf.
+_KNOWN_GLOBALS: Final = frozenset(
+    [
+        "self",
+        "oldSelf",
+        "int",
+        "uint",
+        "double",
+        "bool",
+        "string",
+        "bytes",
+        "list",
+        "map",
+        "null_type",
+        "type",
+        "dyn",
+        "optional",
+        "cel",
+        "strings",
+        "sets",
+        "format",
+        "google",
+        "math",
+    ]
+)
+_MACROS: Final = frozenset(
+    {"all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry", "existsOne"}
+)
+
+
+def escape_property(name: str) -> str | None:
+    """The CEL field name of a schema property, or None when CEL cannot address it."""
+    if name in _CEL_RESERVED:
+        return f"__{name}__"
+    if not _CEL_NAME.match(name):
+        return None
+    return (
+        name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__").replace("/", "__slash__")
+    )
+
+
+def shape_errors(node: dict[str, Any], path: str) -> list[FieldError]:
+    """Rule-list checks that need no compilation."""
+    errors: list[FieldError] = []
+    for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+        rule_path = index(child(path, "x-kubernetes-validations"), position)
+        expression = (rule.get("rule") or "").strip()
+        message = rule.get("message") or ""
+        if not expression:
+            errors.append(required(child(rule_path, "rule"), "rule is not specified"))
+        if message and not message.strip():
+            errors.append(invalid(child(rule_path, "message"), message, "must be non-empty if specified"))
+        elif "\n" in message or "\r" in message:
+            errors.append(invalid(child(rule_path, "message"), message, "must not contain line breaks"))
+        elif ("\n" in expression or "\r" in expression) and not message.strip():
+            errors.append(
+                required(child(rule_path, "message"), "message must be specified if rule contains line breaks")
+            )
+        message_expression = rule.get("messageExpression")
+        if message_expression is not None and message_expression != "" and not message_expression.strip():
+            errors.append(
+                required(child(rule_path, "messageExpression"), "messageExpression must be non-empty if specified")
+            )
+        reason = rule.get("reason")
+        if reason is not None and reason not in SUPPORTED_REASONS:
+            errors.append(not_supported(child(rule_path, "reason"), reason, SUPPORTED_REASONS))
+        field_path = rule.get("fieldPath")
+        if field_path is not None and field_path != "":
+            errors.extend(_field_path_errors(field_path, node, child(rule_path, "fieldPath")))
+        elif field_path == "" and "fieldPath" in rule:
+            pass  # empty string == unset after decoding
+    return errors
+
+
+def _field_path_errors(field_path: str, node: dict[str, Any], path: str) -> list[FieldError]:
+    if not field_path.strip():
+        return [invalid(path, field_path, "must be non-empty if specified")]
+    if "\n" in field_path or "\r" in field_path:
+        return [invalid(path, field_path, "must not contain line breaks")]
+    try:
+        fieldpath.resolve(fieldpath.parse(field_path.strip()), node, allow_array=False)
+    except fieldpath.FieldPathError as error:
+        return [invalid(path, field_path, f"must be a valid path: {error}")]
+    return []
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a rule sits: which ancestor (if any) makes oldSelf uncorrelatable."""
+
+    uncorrelatable_within: str | None
+    resource_root: bool
+
+
+def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> list[FieldError]:
+    """Errors the API server's CEL compilation would report for this node's rules."""
+    errors: list[FieldError] = []
+    if not cel.available():
+        return errors
+    for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+        rule_path = index(child(path, "x-kubernetes-validations"), position)
+        expression = (rule.get("rule") or "").strip()
+        if not expression:
+            continue
+        problem = _compile_problem(expression, node, placement.resource_root)
+        if problem is not None:
+            errors.append(invalid(child(rule_path, "rule"), rule, f"compilation failed: {problem}"))
+            continue
+        transition = "oldSelf" in _free_identifiers(cel.parse_tree(expression))
+        if transition and placement.uncorrelatable_within is not None:
+            detail = f"oldSelf cannot be used on the uncorrelatable portion of the schema within {placement.uncorrelatable_within}"
+            errors.append(invalid(child(rule_path, "rule"), expression, detail))
+        if rule.get("optionalOldSelf") and not transition:
+            errors.append(
+                invalid(child(rule_path, "optionalOldSelf"), True, "may not be set if oldSelf is not used in rule")
+            )
+        message_expression = (rule.get("messageExpression") or "").strip()
+        if message_expression:
+            problem = _compile_problem(message_expression, node, placement.resource_root)
+            if problem is not None:
+                errors.append(
+                    invalid(
+                        child(rule_path, "messageExpression"), rule, f"messageExpression compilation failed: {problem}"
+                    )
+                )
+    return errors
+
+
+def _compile_problem(expression: str, node: dict[str, Any], resource_root: bool) -> str | None:
+    syntax = cel.parse_error(expression)
+    if syntax is not None:
+        first_line = syntax.splitlines()[0] if syntax else "syntax error"
+        return f"ERROR: <input>: {first_line}"
+    tree = cel.parse_tree(expression)
+    if tree is None:
+        return None
+    for name, line, column in _free_identifier_tokens(tree):
+        if name not in _KNOWN_GLOBALS:
+            return f"ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')"
+    return _undefined_field(tree, node, resource_root)
+
+
+# -- Lark tree helpers -----------------------------------------------------------------------
+
+
+def _tokens_of(tree: Any) -> list[Any]:
+    return [c for c in getattr(tree, "children", []) if not hasattr(c, "data")]
+
+
+def _subtrees(tree: Any) -> list[Any]:
+    return [c for c in getattr(tree, "children", []) if hasattr(c, "data")]
+
+
+def _single_identifier(expr: Any) -> str | None:
+    """The identifier if ``expr`` is just a bare name (a macro's bound variable)."""
+    node = expr
+    while hasattr(node, "data") and node.data != "ident":
+        subs = _subtrees(node)
+        if len(subs) != 1 or _tokens_of(node):
+            return None
+        node = subs[0]
+    if hasattr(node, "data") and node.data == "ident":
+        tokens = _tokens_of(node)
+        return str(tokens[0]) if tokens else None
+    return None
+
+
+def _free_identifier_tokens(tree: Any, bound: frozenset[str] = frozenset()) -> list[tuple[str, int, int]]:
+    found: list[tuple[str, int, int]] = []
+    _collect_free(tree, bound, found)
+    return found
+
+
+def _free_identifiers(tree: Any) -> set[str]:
+    return {name for name, _, _ in _free_identifier_tokens(tree)} if tree is not None else set()
+
+
+def _collect_free(tree: Any, bound: frozenset[str], found: list[tuple[str, int, int]]) -> None:
+    if not hasattr(tree, "data"):
+        return
+    if tree.data == "ident":
+        for token in _tokens_of(tree):
+            if str(token) not in bound:
+                found.append((str(token), getattr(token, "line", 1), getattr(token, "column", 1) - 1))
+        return
+    if tree.data == "member_dot_arg":
+        subs = _subtrees(tree)
+        tokens = _tokens_of(tree)
+        method = str(tokens[0]) if tokens else ""
+        target = subs[0] if subs else None
+        arguments = _subtrees(subs[1]) if len(subs) > 1 else []
+        if target is not None:
+            _collect_free(target, bound, found)
+        if method in _MACROS and arguments:
+            variables = []
+            for argument in arguments[:-1]:
+                name = _single_identifier(argument)
+                if name is None:
+                    break
+                variables.append(name)
+            if variables:
+                inner = bound | frozenset(variables)
+                for argument in arguments[len(variables) :]:
+                    _collect_free(argument, inner, found)
+                return
+        for argument in arguments:
+            _collect_free(argument, bound, found)
+        return
+    if tree.data == "ident_arg":
+        for sub in _subtrees(tree):
+            _collect_free(sub, bound, found)
+        return
+    for sub in _subtrees(tree):
+        _collect_free(sub, bound, found)
+
+
+def _member_chain(tree: Any) -> list[str] | None:
+    """``['self', 'a', 'b']`` for the tree of ``self.a.b``; None for anything else."""
+    if not hasattr(tree, "data"):
+        return None
+    if tree.data == "member_dot":
+        subs = _subtrees(tree)
+        tokens = _tokens_of(tree)
+        if not subs or not tokens:
+            return None
+        base = _member_chain(subs[0])
+        return None if base is None else [*base, str(tokens[-1])]
+    if tree.data in ("member", "primary"):
+        subs = _subtrees(tree)
+        return _member_chain(subs[0]) if len(subs) == 1 and not _tokens_of(tree) else None
+    if tree.data == "ident":
+        tokens = _tokens_of(tree)
+        return [str(tokens[0])] if tokens else None
+    return None
+
+
+def _cel_fields(node: dict[str, Any], resource_root: bool) -> dict[str, Any] | None:
+    """CEL-visible fields of an object node, or None when any name is allowed (maps, dyn)."""
+    if node.get("type") != "object" or node.get("x-kubernetes-preserve-unknown-fields"):
+        return None
+    if isinstance(node.get("additionalProperties"), dict | bool) and not node.get("properties"):
+        return None
+    fields: dict[str, Any] = {}
+    embedded = resource_root or bool(node.get("x-kubernetes-embedded-resource"))
+    for name, prop in (node.get("properties") or {}).items():
+        escaped = escape_property(name)
+        if escaped is not None:
+            fields[escaped] = prop
+    if embedded:
+        fields.setdefault("apiVersion", {"type": "string"})
+        fields.setdefault("kind", {"type": "string"})
+        fields["metadata"] = {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}},
+        }
+    return fields
+
+
+def _undefined_field(tree: Any, node: dict[str, Any], resource_root: bool) -> str | None:
+    for sub in tree.iter_subtrees_topdown():
+        if sub.data != "member_dot":
+            continue
+        chain = _member_chain(sub)
+        if not chain or chain[0] not in ("self", "oldSelf"):
+            continue
+        current: Any = node
+        is_root = resource_root
+        for name in chain[1:]:
+            fields = _cel_fields(current, is_root) if isinstance(current, dict) else None
+            if fields is None:
+                break
+            if name not in fields:
+                tokens = _tokens_of(sub)
+                token = tokens[-1] if tokens else None
+                line = getattr(token, "line", 1)
+                column = getattr(token, "column", 1) - 1
+                return f"ERROR: <input>:{line}:{column}: undefined field '{name}'"
+            current = fields[name]
+            is_root = False
+    return None
+
+
+def walk_rules(root: dict[str, Any], root_path: str, visit: Any) -> None:
+    """Call ``visit(node, path, placement)`` for every structural node that has rules."""
+
+    def descend(node: Any, path: str, uncorrelatable: str | None, is_root: bool) -> None:
+        if not isinstance(node, dict):
+            return
+        if node.get("x-kubernetes-validations"):
+            visit(node, path, Placement(uncorrelatable, is_root or bool(node.get("x-kubernetes-embedded-resource"))))
+        atomic_map = node.get("x-kubernetes-map-type") == "atomic"
+        for name, prop in (node.get("properties") or {}).items():
+            descend(prop, key(child(path, "properties"), name), uncorrelatable or (path if atomic_map else None), False)
+        if isinstance(node.get("additionalProperties"), dict):
+            descend(node["additionalProperties"], child(path, "additionalProperties"), uncorrelatable, False)
+        if isinstance(node.get("items"), dict):
+            list_map = node.get("x-kubernetes-list-type") == "map"
+            descend(node["items"], child(path, "items"), uncorrelatable or (None if list_map else path), False)
+
+    descend(root, root_path, None, True)
