@@ -409,3 +409,59 @@ class TestVersions:
             except Exception as exc:  # collect them all for one readable failure
                 failures[definition] = repr(exc)
         assert failures == {}
+
+
+class TestMatchesControllerGenOutput:
+    """Nodes of controller-gen's CronJob golden (pkg/crd/testdata, which embeds a PodSpec), descriptions left out;
+    integer formats as controller-gen v0.21 writes them."""
+
+    def test_container_port(self) -> None:
+        assert builtin_schema(CORE + "ContainerPort", descriptions=False) == {
+            "properties": {
+                "containerPort": {"format": "int32", "type": "integer"},
+                "hostIP": {"type": "string"},
+                "hostPort": {"format": "int32", "type": "integer"},
+                "name": {"type": "string"},
+                "protocol": {"default": "TCP", "type": "string"},
+            },
+            "required": ["containerPort"],
+            "type": "object",
+        }
+
+    def test_secret_key_selector(self) -> None:
+        assert builtin_schema(CORE + "SecretKeySelector", descriptions=False) == {
+            "properties": {
+                "key": {"type": "string"},
+                "name": {"default": "", "type": "string"},
+                "optional": {"type": "boolean"},
+            },
+            "required": ["key"],
+            "type": "object",
+            "x-kubernetes-map-type": "atomic",
+        }
+
+    def test_resource_requirements(self) -> None:
+        assert builtin_schema(CORE + "ResourceRequirements", descriptions=False) == {
+            "properties": {
+                "claims": {
+                    "items": {
+                        "properties": {"name": {"type": "string"}, "request": {"type": "string"}},
+                        "required": ["name"],
+                        "type": "object",
+                    },
+                    "type": "array",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "x-kubernetes-list-type": "map",
+                },
+                "limits": {"additionalProperties": QUANTITY_FORM, "type": "object"},
+                "requests": {"additionalProperties": QUANTITY_FORM, "type": "object"},
+            },
+            "type": "object",
+        }
+
+    def test_tcp_socket_action(self) -> None:
+        assert builtin_schema(CORE + "TCPSocketAction", descriptions=False) == {
+            "properties": {"host": {"type": "string"}, "port": INT_OR_STRING_FORM},
+            "required": ["port"],
+            "type": "object",
+        }
