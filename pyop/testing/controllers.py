@@ -74,9 +74,7 @@ class Controllers:
         if event_type != "DELETED":
             resources.serve_crd(name, types_from_crd(crd))
             return
-        served = [
-            rt for rt in types_from_crd(crd) if resources.find(rt.group, rt.version, rt.plural) is not None
-        ]
+        served = [rt for rt in types_from_crd(crd) if resources.find(rt.group, rt.version, rt.plural) is not None]
         if served:
             storage_type = self.operations.storage_type(served[0].storage_key) or served[0]
             self.operations.remove_all(storage_type)
@@ -109,9 +107,7 @@ class Controllers:
         obj = self.store.get(storage_key, namespace, name)
         if resource_type is None or obj is None or obj["metadata"].get("deletionTimestamp"):
             return
-        self.operations.delete(
-            resource_type, namespace, name, {"propagationPolicy": "Background"}, WriteOptions()
-        )
+        self.operations.delete(resource_type, namespace, name, {"propagationPolicy": "Background"}, WriteOptions())
 
     def _after_removal(self, obj: dict[str, Any]) -> None:
         uid = obj["metadata"].get("uid", "")
@@ -119,9 +115,7 @@ class Controllers:
             dependent = self.store.get(*key)
             if dependent is None:
                 continue
-            living_owners = [
-                owner for owner in owner_uids(dependent) if owner != uid and self.store.exists_uid(owner)
-            ]
+            living_owners = [owner for owner in owner_uids(dependent) if owner != uid and self.store.exists_uid(owner)]
             if living_owners:
                 self.operations.remove_owner_reference(*key, uid)
             else:
@@ -160,12 +154,6 @@ class Controllers:
 
     def _finish_namespace_if_empty(self, namespace: str) -> None:
         ns = self.store.get("namespaces", "", namespace)
-        if (
-            ns is None
-            or not ns["metadata"].get("deletionTimestamp")
-            or self.store.count_in_namespace(namespace)
-        ):
+        if ns is None or not ns["metadata"].get("deletionTimestamp") or self.store.count_in_namespace(namespace):
             return
-        self.operations.remove_finalizer(
-            "namespaces", "", namespace, kinds.NAMESPACE_FINALIZER, manager=_MANAGER
-        )
+        self.operations.remove_finalizer("namespaces", "", namespace, kinds.NAMESPACE_FINALIZER, manager=_MANAGER)

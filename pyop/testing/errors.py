@@ -93,9 +93,7 @@ def qualified(resource: str, group: str) -> str:
 
 
 def not_found(resource: str, group: str, name: str) -> ApiError:
-    return ApiError(
-        404, f'{qualified(resource, group)} "{name}" not found', name=name, group=group, kind=resource
-    )
+    return ApiError(404, f'{qualified(resource, group)} "{name}" not found', name=name, group=group, kind=resource)
 
 
 def already_exists(resource: str, group: str, name: str) -> ApiError:

@@ -100,11 +100,7 @@ class ApiHandler:
         if verb not in resource_type.verbs:
             raise ApiError(405, "the server does not allow this method on the requested resource")
         namespace = target.namespace if resource_type.namespaced else ""
-        if (
-            resource_type.namespaced
-            and namespace is None
-            and verb not in ("list", "watch", "deletecollection")
-        ):
+        if resource_type.namespaced and namespace is None and verb not in ("list", "watch", "deletecollection"):
             raise ApiError(404, "the server could not find the requested resource")
         ns = namespace or ""
         ops = self.operations
@@ -149,9 +145,7 @@ class ApiHandler:
             if target.subresource == "scale":
                 return json_response(ops.update_scale(resource_type, ns, target.name, body, options))
             subresource = "status" if target.subresource == "status" else ""
-            return json_response(
-                ops.update(resource_type, ns, target.name, body, options, subresource=subresource)
-            )
+            return json_response(ops.update(resource_type, ns, target.name, body, options, subresource=subresource))
         if verb == "patch":
             content_type = request.content_type
             if content_type not in PATCH_TYPES:
@@ -163,9 +157,7 @@ class ApiHandler:
             body = await (read_yaml(request) if content_type == APPLY_PATCH else read_json(request))
             options = write_options(request)
             if target.subresource == "scale":
-                return json_response(
-                    ops.patch_scale(resource_type, ns, target.name, content_type, body, options)
-                )
+                return json_response(ops.patch_scale(resource_type, ns, target.name, content_type, body, options))
             subresource = "status" if target.subresource == "status" else ""
             result, created = ops.patch(
                 resource_type, ns, target.name, content_type, body, options, subresource=subresource

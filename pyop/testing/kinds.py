@@ -54,9 +54,7 @@ def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) ->
     obj.setdefault("type", "Opaque")
 
 
-def review_response(
-    resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]
-) -> dict[str, Any]:
+def review_response(resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]) -> dict[str, Any]:
     """TokenReview / SubjectAccessReview: answered, never stored."""
     spec = obj.get("spec") or {}
     if resource_type.plural == "tokenreviews":

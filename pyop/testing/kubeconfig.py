@@ -17,9 +17,7 @@ def kubeconfig_dict(url: str, token: str, namespace: str = "default") -> dict[st
         "kind": "Config",
         "clusters": [{"name": CONTEXT, "cluster": {"server": url}}],
         "users": [{"name": CONTEXT, "user": {"token": token}}],
-        "contexts": [
-            {"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT, "namespace": namespace}}
-        ],
+        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT, "namespace": namespace}}],
         "current-context": CONTEXT,
         "preferences": {},
     }

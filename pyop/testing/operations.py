@@ -98,9 +98,7 @@ def _set_path(obj: dict[str, Any], path: str, value: Any) -> None:
 def _generation_view(resource_type: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     """What a generation bump watches: everything but metadata, and status when it is a subresource."""
     skipped = (
-        ("metadata", "apiVersion", "kind", "status")
-        if resource_type.has_status
-        else ("metadata", "apiVersion", "kind")
+        ("metadata", "apiVersion", "kind", "status") if resource_type.has_status else ("metadata", "apiVersion", "kind")
     )
     return {key: value for key, value in obj.items() if key not in skipped}
 
@@ -137,9 +135,7 @@ class Operations:
         self.bookmark_interval = bookmark_interval
         self.watchers: set[Watcher] = set()
         # Set by the controllers: called after every committed change.
-        self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = (
-            None
-        )
+        self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = None
 
     def now(self) -> str:
         return _format_time(self.clock())
@@ -244,9 +240,7 @@ class Operations:
             except ValueError:
                 raise bad_request(f"invalid resourceVersion {resource_version!r}") from None
             if start < self.store.compacted_rv:
-                watcher.send_error(
-                    expired(f"too old resource version: {start} ({self.store.compacted_rv + 1})")
-                )
+                watcher.send_error(expired(f"too old resource version: {start} ({self.store.compacted_rv + 1})"))
                 return watcher
             for event in self.store.events_since(resource_type.storage_key, start):
                 watcher.deliver(event)
@@ -269,9 +263,7 @@ class Operations:
                 f"the kind of the provided object ({kind}) does not match the resource {resource_type.kind}"
             )
         if api_version and api_version.split("/")[0] != (resource_type.group or "v1") and api_version != "v1":
-            raise bad_request(
-                f"the API version {api_version} does not match the resource {resource_type.api_version}"
-            )
+            raise bad_request(f"the API version {api_version} does not match the resource {resource_type.api_version}")
         metadata = body.get("metadata")
         rest = {key: value for key, value in body.items() if key not in ("apiVersion", "kind", "metadata")}
         body.clear()
@@ -286,9 +278,7 @@ class Operations:
             metadata.pop("namespace", None)
             return
         if metadata.get("namespace") and metadata["namespace"] != namespace:
-            raise bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request"
-            )
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
         metadata["namespace"] = namespace
 
     def _require_live_namespace(self, namespace: str) -> None:
@@ -428,9 +418,7 @@ class Operations:
         obj = self._check_identity(resource_type, body)
         body_name = obj["metadata"].get("name")
         if body_name and body_name != name:
-            raise bad_request(
-                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
-            )
+            raise bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
         obj["metadata"]["name"] = name
         self._check_namespace(resource_type, namespace, obj)
         sent_rv = obj["metadata"].get("resourceVersion")
@@ -480,9 +468,7 @@ class Operations:
         patched = clone_json(patched)
         self._check_identity(resource_type, patched)
         patched["metadata"]["name"] = name
-        return self._write(
-            resource_type, current, patched, options, subresource=subresource, operation="Update"
-        ), False
+        return self._write(resource_type, current, patched, options, subresource=subresource, operation="Update"), False
 
     def apply(
         self,
@@ -501,9 +487,7 @@ class Operations:
             raise bad_request("apply patch must be an object with apiVersion and kind set")
         config_name = (config.get("metadata") or {}).get("name")
         if config_name and config_name != name:
-            raise bad_request(
-                f"the name of the object ({config_name}) does not match the name on the URL ({name})"
-            )
+            raise bad_request(f"the name of the object ({config_name}) does not match the name on the URL ({name})")
         applied = clone_json(config)
         current = self.store.get(resource_type.storage_key, namespace, name)
         if current is None:
@@ -574,6 +558,7 @@ class Operations:
             kinds.validate_crd(new)
             new["status"] = kinds.crd_status(new, current, self.now())
         new = self._admit(resource_type, new, current, options)
+        metadata = new["metadata"]  # admission returns a new document
         new["apiVersion"] = current["apiVersion"]
         if _is_being_deleted(current):
             added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
@@ -602,9 +587,7 @@ class Operations:
             )
             replace = True
         else:
-            fields = (
-                managed_fields.changed_field_set(_without_volatile(current), _without_volatile(new)) or {}
-            )
+            fields = managed_fields.changed_field_set(_without_volatile(current), _without_volatile(new)) or {}
             replace = False
         managed_fields.record(
             new,
@@ -616,9 +599,9 @@ class Operations:
             subresource=subresource,
             replace=replace,
         )
-        if _without_volatile(new) == _without_volatile(current) and new["metadata"].get(
-            "managedFields"
-        ) == current["metadata"].get("managedFields"):
+        if _without_volatile(new) == _without_volatile(current) and new["metadata"].get("managedFields") == current[
+            "metadata"
+        ].get("managedFields"):
             return served_as(current, resource_type)
         if options.dry_run:
             return served_as(new, resource_type)
@@ -723,9 +706,7 @@ class Operations:
                 f"Precondition failed: UID in precondition: {preconditions['uid']}, "
                 f"UID in object meta: {meta.get('uid')}",
             )
-        if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != meta.get(
-            "resourceVersion"
-        ):
+        if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != meta.get("resourceVersion"):
             raise conflict(
                 resource_type.plural,
                 resource_type.group,
@@ -780,9 +761,7 @@ class Operations:
         items = []
         for obj in doomed:
             meta = obj["metadata"]
-            deleted, _ = self.delete(
-                resource_type, meta.get("namespace", ""), meta["name"], delete_options, options
-            )
+            deleted, _ = self.delete(resource_type, meta.get("namespace", ""), meta["name"], delete_options, options)
             items.append(deleted)
         return {
             "kind": resource_type.list_kind,
@@ -799,9 +778,7 @@ class Operations:
 
     def remove_owner_reference(self, storage_key: str, namespace: str, name: str, owner_uid: str) -> None:
         def drop_reference(obj: dict[str, Any]) -> None:
-            refs = [
-                ref for ref in obj["metadata"].get("ownerReferences") or [] if ref.get("uid") != owner_uid
-            ]
+            refs = [ref for ref in obj["metadata"].get("ownerReferences") or [] if ref.get("uid") != owner_uid]
             if refs:
                 obj["metadata"]["ownerReferences"] = refs
             else:
@@ -809,9 +786,7 @@ class Operations:
 
         self.mutate(storage_key, namespace, name, drop_reference, manager="garbage-collector")
 
-    def remove_finalizer(
-        self, storage_key: str, namespace: str, name: str, finalizer: str, *, manager: str
-    ) -> None:
+    def remove_finalizer(self, storage_key: str, namespace: str, name: str, finalizer: str, *, manager: str) -> None:
         def drop_finalizer(obj: dict[str, Any]) -> None:
             if storage_key == "namespaces" and finalizer == kinds.NAMESPACE_FINALIZER:
                 spec = obj.setdefault("spec", {})

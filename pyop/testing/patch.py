@@ -49,13 +49,9 @@ def json_patch(target: dict[str, Any], operations: Any) -> dict[str, Any]:
     try:
         patched = jsonpatch.JsonPatch(operations).apply(clone_json(target))
     except jsonpatch.JsonPatchTestFailed as error:
-        raise ApiError(
-            422, f"the server rejected our request due to an error in our request: {error}"
-        ) from error
+        raise ApiError(422, f"the server rejected our request due to an error in our request: {error}") from error
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, TypeError) as error:
-        raise ApiError(
-            422, f"the server rejected our request due to an error in our request: {error}"
-        ) from error
+        raise ApiError(422, f"the server rejected our request due to an error in our request: {error}") from error
     if not isinstance(patched, dict):
         raise bad_request("json patch must produce an object")
     return patched
@@ -149,11 +145,7 @@ def _merge_list(field: str, current: Any, patch: list[Any], path: tuple[str, ...
         if not isinstance(item, dict) or key not in item:
             raise bad_request(f"map: {item!r} does not contain declared merge key: {key}")
         index = next(
-            (
-                i
-                for i, existing in enumerate(merged)
-                if isinstance(existing, dict) and existing.get(key) == item[key]
-            ),
+            (i for i, existing in enumerate(merged) if isinstance(existing, dict) and existing.get(key) == item[key]),
             None,
         )
         if item.get("$patch") == "delete":

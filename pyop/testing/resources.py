@@ -118,9 +118,7 @@ class ResourceType:
         return entries
 
 
-def _builtin(
-    group: str, version: str, plural: str, kind: str, namespaced: bool, **extra: Any
-) -> ResourceType:
+def _builtin(group: str, version: str, plural: str, kind: str, namespaced: bool, **extra: Any) -> ResourceType:
     return ResourceType(group, version, plural, kind, namespaced, storage_version=version, **extra)
 
 
@@ -158,9 +156,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _builtin("", "v1", "namespaces", "Namespace", False, short_names=("ns",), has_status=True),
     _builtin("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
     _builtin("", "v1", "secrets", "Secret", True, field_labels={"type": "type"}),
-    _builtin(
-        "", "v1", "services", "Service", True, short_names=("svc",), categories=("all",), has_status=True
-    ),
+    _builtin("", "v1", "services", "Service", True, short_names=("svc",), categories=("all",), has_status=True),
     _builtin(
         "",
         "v1",
@@ -188,9 +184,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _builtin("coordination.k8s.io", "v1", "leases", "Lease", True),
     _builtin("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",)),
     _builtin("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=CREATE_ONLY),
-    _builtin(
-        "authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=CREATE_ONLY
-    ),
+    _builtin("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=CREATE_ONLY),
     _builtin(
         "apiextensions.k8s.io",
         "v1",
@@ -289,13 +283,9 @@ class ResourceRegistry:
         """(Re)register a CRD's versions; versions it no longer serves disappear."""
         self.unserve_crd(name)
         for resource_type in types:
-            existing = self._by_endpoint.get(
-                (resource_type.group, resource_type.version, resource_type.plural)
-            )
+            existing = self._by_endpoint.get((resource_type.group, resource_type.version, resource_type.plural))
             if existing is not None and not existing.custom:
-                raise ApiError(
-                    409, f"{resource_type.plural}.{resource_type.group} is served by a built-in type"
-                )
+                raise ApiError(409, f"{resource_type.plural}.{resource_type.group} is served by a built-in type")
             self._add(resource_type)
         self._crd_endpoints[name] = [(rt.group, rt.version, rt.plural) for rt in types]
 

@@ -52,9 +52,7 @@ def parse_path(path: str) -> Target | DiscoveryPath | None:
             return DiscoveryPath(True, "", version)
     else:
         if len(parts) <= 3:
-            return DiscoveryPath(
-                False, parts[1] if len(parts) > 1 else None, parts[2] if len(parts) > 2 else None
-            )
+            return DiscoveryPath(False, parts[1] if len(parts) > 1 else None, parts[2] if len(parts) > 2 else None)
         group, version, rest = parts[1], parts[2], parts[3:]
     namespace: str | None = None
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in _NAMESPACE_SUBRESOURCES:

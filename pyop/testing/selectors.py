@@ -156,9 +156,7 @@ def path_getter(path: str) -> FieldGetter:
 _FIELD_CLAUSE = re.compile(r"^(?P<field>[^=!\s]+)\s*(?P<op>==|!=|=)\s*(?P<value>.*)$")
 
 
-def parse_field_selector(
-    selector: str | None, supported: Mapping[str, FieldGetter]
-) -> tuple[FieldRequirement, ...]:
+def parse_field_selector(selector: str | None, supported: Mapping[str, FieldGetter]) -> tuple[FieldRequirement, ...]:
     """Parse ``metadata.name=x,spec.color!=red``; unsupported fields get 400 as on a real server."""
     if not selector:
         return ()

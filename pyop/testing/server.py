@@ -67,9 +67,7 @@ class TestAPIServer:
         token: str | None = None,
     ) -> None:
         self.token = token or secrets.token_urlsafe(24)
-        self.users: dict[str, UserInfo] = {
-            self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])
-        }
+        self.users: dict[str, UserInfo] = {self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])}
         self.store = Store(history_limit)
         self.resources = ResourceRegistry()
         self.operations = Operations(
@@ -142,9 +140,7 @@ class TestAPIServer:
     def load_crds(self, path: str | Path) -> list[str]:
         """Add every CustomResourceDefinition found in a YAML file or in the YAML files under a folder."""
         root = Path(path)
-        files = (
-            sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml")) if root.is_dir() else [root]
-        )
+        files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml")) if root.is_dir() else [root]
         names = []
         for file in files:
             for document in yaml.safe_load_all(file.read_text()):
@@ -174,9 +170,7 @@ class TestAPIServer:
     # --- HTTP -----------------------------------------------------------------------------------------
 
     @web.middleware
-    async def _middleware(
-        self, request: web.Request, handler: Callable[[web.Request], Any]
-    ) -> web.StreamResponse:
+    async def _middleware(self, request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
         record = RequestRecord(request.method, request.path, request.query_string, request.method.lower())
         self.requests.append(record)
         try:

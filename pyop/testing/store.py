@@ -92,9 +92,7 @@ class Store:
 
     # --- writes -------------------------------------------------------------------------------------
 
-    def commit(
-        self, storage_key: str, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
-    ) -> int:
+    def commit(self, storage_key: str, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> int:
         """Store (or remove, for DELETED) ``obj`` under a fresh resourceVersion and notify watches."""
         self.resource_version += 1
         rv = self.resource_version
@@ -163,8 +161,11 @@ class Store:
         return newer
 
     def compact(self) -> None:
-        """Forget all history and list snapshots, as an etcd compaction at the current revision."""
+        """Forget all history and list snapshots, so that every resourceVersion handed out so far is
+        too old: the counter moves past them (as an etcd compaction revision would), and a fresh
+        list returns a version that can be watched from."""
         self.history.clear()
+        self.resource_version += 1
         self.compacted_rv = self.resource_version
         self._snapshots.clear()
 

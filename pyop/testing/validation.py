@@ -29,9 +29,7 @@ CAUSE_REASONS = {
 
 
 def cause_from_field_error(error: schema_engine.FieldError) -> StatusCause:
-    return StatusCause(
-        reason=CAUSE_REASONS.get(error.type, error.type), message=error.body(), field=error.field
-    )
+    return StatusCause(reason=CAUSE_REASONS.get(error.type, error.type), message=error.body(), field=error.field)
 
 
 def admit(
@@ -51,12 +49,8 @@ def admit(
     if strict:
         unknown = schema_engine.unknown_fields(obj, schema_dict)
         if unknown:
-            raise bad_request(
-                "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
-            )
+            raise bad_request("strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown))
     admitted = schema_engine.normalize(obj, schema_dict)
     assert isinstance(admitted, dict)
-    errors = schema_engine.validate(
-        admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT
-    )
+    errors = schema_engine.validate(admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT)
     return admitted, [cause_from_field_error(error) for error in errors]

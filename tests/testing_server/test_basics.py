@@ -7,7 +7,7 @@ from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio import config as k8s_config
 
 from pyop.testing import TestAPIServer
-from tests.testing_server.conftest import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap
 
 
 async def test_requests_without_bearer_token_get_401_status(server: TestAPIServer) -> None:
@@ -25,9 +25,8 @@ async def test_plain_api_starts_and_stops_a_real_server() -> None:
     async with TestAPIServer() as server:
         url = server.url
         assert url.startswith("http://127.0.0.1:")
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"{url}/healthz") as response:
-                assert response.status == 200
+        async with aiohttp.ClientSession() as session, session.get(f"{url}/healthz") as response:
+            assert response.status == 200
     async with aiohttp.ClientSession() as session:
         try:
             await session.get(f"{url}/healthz")
@@ -48,10 +47,11 @@ async def test_kubeconfig_loads_with_a_standard_loader(server: TestAPIServer) ->
 
 
 async def test_plugin_fixture_provides_a_started_server(test_api_server: TestAPIServer) -> None:
-    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {test_api_server.token}"}) as session:
-        async with session.get(f"{test_api_server.url}/api/v1/namespaces/default") as response:
-            assert response.status == 200
-            assert (await response.json())["status"]["phase"] == "Active"
+    headers = {"Authorization": f"Bearer {test_api_server.token}"}
+    url = f"{test_api_server.url}/api/v1/namespaces/default"
+    async with aiohttp.ClientSession(headers=headers) as session, session.get(url) as response:
+        assert response.status == 200
+        assert (await response.json())["status"]["phase"] == "Active"
 
 
 async def test_discovery_lists_core_resources_with_subresources(api: Api) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.testing_server.conftest import CM, DEPLOY, Api, configmap, deployment, eventually
+from testing_server.helpers import CM, DEPLOY, Api, configmap, deployment, eventually
 
 MERGE = "application/merge-patch+json"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import aiohttp
 
 from pyop.testing import TestAPIServer
-from tests.testing_server.conftest import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap
 
 MERGE = "application/merge-patch+json"
 
@@ -94,7 +94,9 @@ async def test_watch_without_bookmark_request_gets_none(server: TestAPIServer, a
 
 async def test_send_initial_events_ends_with_an_annotated_bookmark(api: Api) -> None:
     await api.create_ok(CM, configmap("a"))
-    watch = await api.watch(CM, allowWatchBookmarks="true", sendInitialEvents="true", resourceVersionMatch="NotOlderThan")
+    watch = await api.watch(
+        CM, allowWatchBookmarks="true", sendInitialEvents="true", resourceVersionMatch="NotOlderThan"
+    )
     added = await watch.next()
     bookmark = await watch.next()
     watch.close()

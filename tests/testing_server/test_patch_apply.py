@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.testing_server.conftest import CM, DEPLOY, Api, configmap, deployment
+from testing_server.helpers import CM, DEPLOY, Api, configmap, deployment
 
 MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -46,7 +46,7 @@ async def test_json_patch_applies_operations_and_fails_on_test(api: Api) -> None
 
 
 async def test_strategic_merge_merges_containers_env_and_ports_by_key(api: Api) -> None:
-    containers = [
+    containers: list[dict[str, Any]] = [
         {
             "name": "app",
             "image": "app:1",
@@ -87,7 +87,9 @@ async def test_strategic_merge_patch_delete_directive_and_conditions_by_type(api
     delete = {"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "$patch": "delete"}]}}}}
     status, patched = await api.patch(f"{DEPLOY}/d", delete, STRATEGIC)
     assert [c["name"] for c in _containers(patched)] == ["app"]
-    conditions = {"status": {"conditions": [{"type": "Available", "status": "False"}, {"type": "Progressing", "status": "True"}]}}
+    conditions = {
+        "status": {"conditions": [{"type": "Available", "status": "False"}, {"type": "Progressing", "status": "True"}]}
+    }
     await api.patch(f"{DEPLOY}/d/status", conditions, STRATEGIC)
     status, patched = await api.patch(
         f"{DEPLOY}/d/status", {"status": {"conditions": [{"type": "Available", "status": "True"}]}}, STRATEGIC
@@ -117,7 +119,12 @@ async def test_unknown_patch_content_type_gets_415(api: Api) -> None:
 
 
 async def test_apply_creates_then_merges_and_records_the_field_manager(api: Api) -> None:
-    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"app": "x"}}, "data": {"k": "1"}}
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "a", "labels": {"app": "x"}},
+        "data": {"k": "1"},
+    }
     status, created = await api.patch(f"{CM}/a", config, APPLY, fieldManager="my-operator")
     assert status == 201
     entry = next(e for e in created["metadata"]["managedFields"] if e["manager"] == "my-operator")

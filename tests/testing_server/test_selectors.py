@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.testing_server.conftest import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap
 
 OBJECTS = {
     "prod-web": {"env": "prod", "tier": "web"},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pyop.testing import TestAPIServer
-from tests.testing_server.conftest import CM, DEPLOY, Api, configmap, deployment
+from testing_server.helpers import CM, DEPLOY, Api, configmap, deployment
 
 MERGE = "application/merge-patch+json"
 

@@ -1,0 +1,124 @@
+"""Test helpers: a thin aiohttp client for the test API server, watch reading, object builders."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+
+GUARD = 10.0  # seconds: only a failure guard, never an expectation
+
+
+class Api:
+    """HTTP helper: every call returns (status, decoded JSON body)."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self.session = session
+
+    async def call(
+        self, method: str, path: str, body: Any = None, *, content_type: str = "application/json", **params: Any
+    ) -> tuple[int, Any]:
+        data = None if body is None else (body if isinstance(body, str) else json.dumps(body))
+        headers = {"Content-Type": content_type} if data is not None else {}
+        async with self.session.request(method, path, data=data, headers=headers, params=params or None) as response:
+            text = await response.text()
+            return response.status, json.loads(text) if text else None
+
+    async def get(self, path: str, **params: Any) -> tuple[int, Any]:
+        return await self.call("GET", path, **params)
+
+    async def post(self, path: str, body: Any, **params: Any) -> tuple[int, Any]:
+        return await self.call("POST", path, body, **params)
+
+    async def put(self, path: str, body: Any, **params: Any) -> tuple[int, Any]:
+        return await self.call("PUT", path, body, **params)
+
+    async def patch(self, path: str, body: Any, content_type: str, **params: Any) -> tuple[int, Any]:
+        return await self.call("PATCH", path, body, content_type=content_type, **params)
+
+    async def delete(self, path: str, body: Any = None, **params: Any) -> tuple[int, Any]:
+        return await self.call("DELETE", path, body, **params)
+
+    async def create_ok(self, path: str, body: Any, **params: Any) -> dict[str, Any]:
+        status, obj = await self.post(path, body, **params)
+        assert status == 201, obj
+        return obj
+
+    async def watch(self, path: str, **params: Any) -> Watch:
+        params = {"watch": "true", **params}
+        response = await self.session.get(path, params=params, timeout=aiohttp.ClientTimeout(total=None))
+        assert response.status == 200, await response.text()
+        return Watch(response)
+
+
+class Watch:
+    """Reads newline-delimited watch events; every read is bounded by GUARD."""
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self.response = response
+
+    async def next(self) -> dict[str, Any] | None:
+        """The next event, or None when the server ended the stream."""
+        line = await asyncio.wait_for(self.response.content.readline(), GUARD)
+        return json.loads(line) if line else None
+
+    async def next_of(self, *types: str) -> dict[str, Any]:
+        """The next event of one of ``types``, skipping others (e.g. bookmarks)."""
+        while True:
+            event = await self.next()
+            assert event is not None, f"stream ended while waiting for {types}"
+            if event["type"] in types:
+                return event
+
+    async def rest(self) -> list[dict[str, Any]]:
+        """All events until the server ends the stream."""
+        events = []
+        while (event := await self.next()) is not None:
+            events.append(event)
+        return events
+
+    def close(self) -> None:
+        self.response.close()
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Poll an HTTP-observable condition (asynchronous controllers such as the GC); GUARD bounds it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + GUARD
+    while not await check():
+        if loop.time() > deadline:
+            pytest.fail(f"timed out waiting for: {what}")
+        await asyncio.sleep(0.01)
+
+
+def configmap(name: str, labels: dict[str, str] | None = None, data: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "labels": labels or {}},
+        "data": data or {"k": "v"},
+    }
+
+
+def deployment(name: str, replicas: int = 1, containers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": containers or [{"name": "main", "image": "nginx:1"}]},
+            },
+        },
+    }
+
+
+CM = "/api/v1/namespaces/default/configmaps"
+DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
