@@ -73,8 +73,8 @@ class WorkQueue(Generic[T]):
         self._clock: Clock = clock if clock is not None else RealClock()
         # client-go keeps one "dirty" set (queued, or added again while processing). We split it in two: the
         # items in _queue (_queued, the same items, for membership) and the processing items added again
-        # (_readded, usually tiny). The semantics are the same; each operation hashes the item fewer times and
-        # done() looks only at small sets, which is most of the cost of the hot path.
+        # (_readded, usually tiny). The semantics are the same, but each operation hashes the item fewer times
+        # and done() touches only the small sets.
         self._queue: deque[T] = deque()
         self._queued: set[T] = set()
         self._processing: set[T] = set()
@@ -161,7 +161,7 @@ class WorkQueue(Generic[T]):
             self._queue.append(item)
             if self._getters:
                 self._wake_one_getter()
-        elif not processing and self._drain_waiters:
+        if not processing and self._drain_waiters:
             self._release_drain_waiters()
 
     def __len__(self) -> int:

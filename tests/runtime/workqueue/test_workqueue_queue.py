@@ -181,6 +181,18 @@ async def test_shut_down_with_drain_waits_until_items_handed_out_are_done() -> N
     await asyncio.wait_for(drain, timeout=5)
 
 
+async def test_shut_down_with_drain_ends_when_processing_empties_even_if_the_item_is_requeued() -> None:
+    queue: WorkQueue[str] = WorkQueue()
+    queue.add("a")
+    await queue.get()
+    queue.add("a")  # Re-added while processing: done() queues it again.
+    drain = asyncio.create_task(queue.shut_down_with_drain())
+    await settle()
+    queue.done("a")
+    await asyncio.wait_for(drain, timeout=5)
+    assert len(queue) == 1  # As in client-go, the drain waits for items handed out, not for queued ones.
+
+
 async def test_shut_down_with_drain_returns_at_once_when_nothing_is_processed() -> None:
     queue: WorkQueue[str] = WorkQueue()
     queue.add("a")  # Queued but never handed out: not waited for, as in client-go.
