@@ -52,9 +52,7 @@ def root(
 @app.command()
 def init(
     domain: Annotated[str, typer.Option(help="Domain of the API groups (groups are <group>.<domain>).")] = "my.domain",
-    project_name: Annotated[
-        str | None, typer.Option(help="Name of the project (default: the folder's name).")
-    ] = None,
+    project_name: Annotated[str | None, typer.Option(help="Name of the project (default: the folder's name).")] = None,
     owner: Annotated[str, typer.Option(help="Owner named in the licence header.")] = "",
     license: Annotated[str, typer.Option(help="Licence header of generated files: apache2 or none.")] = "apache2",
     namespaced: Annotated[
@@ -84,10 +82,10 @@ def create_api(
     group: Annotated[str, typer.Option(help="API group, without the domain (e.g. crew).")],
     version: Annotated[str, typer.Option(help="API version (e.g. v1, v1alpha1, v2beta3).")],
     kind: Annotated[str, typer.Option(help="Kind, UpperCamelCase (e.g. Captain).")],
-    plural: Annotated[str | None, typer.Option(help="Plural resource name (default: English plural of the kind).")] = None,
-    namespaced: Annotated[
-        bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the resource.")
-    ] = True,
+    plural: Annotated[
+        str | None, typer.Option(help="Plural resource name (default: English plural of the kind).")
+    ] = None,
+    namespaced: Annotated[bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the resource.")] = True,
     resource: Annotated[bool, typer.Option(help="Scaffold the API model.")] = True,
     controller: Annotated[bool, typer.Option(help="Scaffold the controller.")] = True,
     force: Annotated[bool, typer.Option(help="Overwrite files of an existing scaffold.")] = False,
@@ -118,7 +116,8 @@ def make_manifests(
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Generate CRDs (config/crd/bases) and RBAC roles (config/rbac/role.yaml) from models and markers."""
-    from scaffold.commands.make_manifests import ManifestOptions, make_manifests as run_make
+    from scaffold.commands.make_manifests import ManifestOptions
+    from scaffold.commands.make_manifests import make_manifests as run_make
 
     _run(lambda: run_make(project_dir, ManifestOptions(check_samples=check)))
 

@@ -54,14 +54,26 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
             )
 
     layout = KindLayout(project, group, version, kind, plural)
+    notes: list[str] = []
+    controller = options.controller
+    owner = next((s for s in project.kinds_of(group, kind) if s.controller and s.version != version), None)
+    if controller and owner is not None:
+        # One controller reconciles a kind, whatever the version; its file is per kind, not per version.
+        controller = False
+        notes.append(f"kept the existing controller of {group}/{kind} (scaffolded with {owner.version})")
+    if options.resource and any(s.api is not None and s.version != version for s in project.kinds_of(group, kind)):
+        notes.append(
+            f"{group}/{kind} now has several versions: mark the one stored in etcd with "
+            "# +kubebuilder:storageversion above its class before `make manifests`"
+        )
     changes = ChangeSet(root, force=options.force)
     rendered = render_template("api", _context(root, project, layout, options.namespaced))
     if options.resource:
         _plan_resource(changes, layout, rendered)
-    if options.controller:
+    if controller:
         _plan_controller(changes, layout, rendered)
-    _plan_project_entry(changes, project, layout, options)
-    report = Report(files=changes.apply())
+    _plan_project_entry(changes, project, layout, options.resource, controller, options.namespaced)
+    report = Report(files=changes.apply(), notes=notes)
     report.next_step = (
         "edit the model in " + layout.types_file + ", then run: make manifests"
         if options.resource
@@ -140,7 +152,9 @@ def _plan_resource(changes: ChangeSet, layout: KindLayout, rendered: dict[str, b
         changes.add_file(layout.helper_role_file(role), rendered[f"{role}_role.yaml"])
 
     _append(changes, "config/crd/kustomization.yaml", "resources", [layout.crd_file.removeprefix("config/crd/")])
-    _append(changes, "config/samples/kustomization.yaml", "resources", [layout.sample_file.removeprefix("config/samples/")])
+    _append(
+        changes, "config/samples/kustomization.yaml", "resources", [layout.sample_file.removeprefix("config/samples/")]
+    )
     _append(
         changes,
         "config/rbac/kustomization.yaml",
@@ -168,7 +182,9 @@ def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str,
     changes.update_file(layout.main_file, main)
 
 
-def _plan_project_entry(changes: ChangeSet, project: Project, layout: KindLayout, options: CreateAPIOptions) -> None:
+def _plan_project_entry(
+    changes: ChangeSet, project: Project, layout: KindLayout, resource: bool, controller: bool, namespaced: bool
+) -> None:
     from pyop.api.naming import default_plural
 
     entry = project.find(layout.group, layout.version, layout.kind)
@@ -177,10 +193,10 @@ def _plan_project_entry(changes: ChangeSet, project: Project, layout: KindLayout
         project.resources.append(entry)
     if layout.plural != default_plural(layout.kind):
         entry.plural = layout.plural
-    if options.resource:
-        entry.api = APISettings(crdVersion="v1", namespaced=options.namespaced)
+    if resource:
+        entry.api = APISettings(crdVersion="v1", namespaced=namespaced)
         entry.path = layout.api_module
-    if options.controller:
+    if controller:
         entry.controller = True
     changes.update_file(PROJECT_FILE, dump_project(project))
 

@@ -45,7 +45,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
             SchemaBuilder(builtin_schema),
             CRDOptions(generator_version=__version__, max_description_length=max_desc),
         )
-    roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))
+        roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))
     _accept(crd.obj for crd in crds)
 
     changes = ChangeSet(root)
@@ -55,7 +55,9 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     kustomization = changes.read_text(CRD_KUSTOMIZATION)
     if kustomization is not None and crds:
         entries = [f"bases/{crd.file_name}" for crd in crds]
-        changes.update_file(CRD_KUSTOMIZATION, append_unique(kustomization, "resources", entries, source=CRD_KUSTOMIZATION))
+        changes.update_file(
+            CRD_KUSTOMIZATION, append_unique(kustomization, "resources", entries, source=CRD_KUSTOMIZATION)
+        )
     report = Report(files=changes.apply())
     if options.check_samples:
         report.notes.extend(check_samples(root, [crd.obj for crd in crds]))
@@ -71,7 +73,7 @@ def _accept(crds: object) -> None:
     for crd in crds:  # type: ignore[attr-defined]
         errors = check_crd(crd)
         if errors:
-            problems.extend(format_errors(crd, errors))
+            problems.extend(format_errors(crd["metadata"]["name"], errors).splitlines())
     if problems:
         raise ManifestError(problems)
 

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaffold.manifests.errors import ManifestError
-from scaffold.manifests.markers.comments import DocBlock
 from scaffold.manifests.crd.schema import class_docs, package_markers
+from scaffold.manifests.errors import ManifestError
+from scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,11 @@ def imported_project(root: Path, package: str) -> Iterator[None]:
         del sys.modules[name]
     sys.path.insert(0, root_str)
     importlib.invalidate_caches()
+    token = DISPLAY_ROOT.set(root)
     try:
         yield
     finally:
+        DISPLAY_ROOT.reset(token)
         with contextlib.suppress(ValueError):
             sys.path.remove(root_str)
         for name in [n for n in sys.modules if _belongs(n, package)]:

@@ -39,8 +39,7 @@ def collect_rbac_markers(root: Path, package: str) -> list[ParsedMarker]:
     """Every rbac marker in the project's package, in file order (controllers usually hold them)."""
     markers: list[ParsedMarker] = []
     for path in sorted((root / package).rglob("*.py")):
-        display = str(path.relative_to(root))
-        markers.extend(m for m in read_module_docs(path, display).all_markers if m.name == RBAC_MARKER)
+        markers.extend(m for m in read_module_docs(path).all_markers if m.name == RBAC_MARKER)
     return markers
 
 
@@ -102,7 +101,9 @@ def _merge_on(rules: list[Rule], field_name: str) -> list[Rule]:
     """Union `field_name` across rules that are equal in every other field."""
     buckets: dict[tuple[Any, ...], set[str]] = defaultdict(set)
     for rule in rules:
-        rest = tuple(getattr(rule, f) for f in ("groups", "resources", "resource_names", "urls", "verbs") if f != field_name)
+        rest = tuple(
+            getattr(rule, f) for f in ("groups", "resources", "resource_names", "urls", "verbs") if f != field_name
+        )
         buckets[rest].update(getattr(rule, field_name))
     result = []
     fields = [f for f in ("groups", "resources", "resource_names", "urls", "verbs") if f != field_name]

@@ -29,6 +29,9 @@ def dump_documents(documents: list[Any], header: str = "") -> str:
     parts = [header] if header else []
     for document in documents:
         parts.append("---\n")
-        parts.append(yaml.dump(document, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=4096,
-                               allow_unicode=True))
+        parts.append(
+            yaml.dump(
+                document, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=4096, allow_unicode=True
+            )
+        )
     return "".join(parts)

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from scaffold.manifests.crd.schema import SchemaBuilder, Schema
+from scaffold.manifests.crd.schema import Schema, SchemaBuilder
 from scaffold.manifests.crd.versions import sort_versions
 from scaffold.manifests.errors import MarkerError
 from scaffold.manifests.loader import KindVersion
@@ -104,7 +104,9 @@ def _names_and_scope(versions: list[KindVersion]) -> tuple[dict[str, Any], str]:
             )
         scope = args.get("scope") or ("Namespaced" if version.info.namespaced else "Cluster")
         if scope not in ("Namespaced", "Cluster"):
-            raise MarkerError(f"class {kind}: scope={scope} is not Namespaced or Cluster", marker.location if marker else None)
+            raise MarkerError(
+                f"class {kind}: scope={scope} is not Namespaced or Cluster", marker.location if marker else None
+            )
         current = {
             "plural": plural,
             "singular": args.get("singular") or kind.lower(),

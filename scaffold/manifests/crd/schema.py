@@ -152,7 +152,10 @@ class SchemaBuilder:
                 raise SchemaError(f"map keys must be str, not {key_type!r}")
             if _strip_annotated(value_type) is Any:
                 return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-            return {"type": "object", "additionalProperties": self.type_schema(value_type, [], where, allow_any=allow_any)}
+            return {
+                "type": "object",
+                "additionalProperties": self.type_schema(value_type, [], where, allow_any=allow_any),
+            }
         if not inspect.isclass(tp):
             raise SchemaError(f"unsupported type {tp!r}")
         definition = getattr(tp, "__k8s_definition__", None)
@@ -221,14 +224,7 @@ def _module_docs(cls: type) -> ModuleDocs | None:
     path = getattr(module, "__file__", None)
     if not path or not path.endswith(".py"):
         return None
-    return read_module_docs(Path(path), _display(Path(path)))
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    return read_module_docs(Path(path))
 
 
 def class_docs(cls: type) -> DocBlock:
@@ -253,7 +249,7 @@ def package_markers(cls: type) -> list[ParsedMarker]:
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
         if path and path.endswith(".py"):
-            found.extend(read_module_docs(Path(path), _display(Path(path))).module.markers)
+            found.extend(read_module_docs(Path(path)).module.markers)
     return found
 
 
@@ -294,8 +290,9 @@ def _apply_markers(schema: Schema, markers: list[ParsedMarker], where: str) -> N
         target = schema
         if marker.items:
             if schema.get("type") != "array":
-                raise MarkerError(f"{where}: +{marker.text} applies to list items, but the field is not a list",
-                                  marker.location)
+                raise MarkerError(
+                    f"{where}: +{marker.text} applies to list items, but the field is not a list", marker.location
+                )
             target = schema["items"]
         try:
             assert marker.definition.apply is not None
@@ -319,8 +316,11 @@ def _apply_field_markers(schema: Schema, docs: DocBlock, from_pydantic: dict[str
                 )
 
 
-_LENGTH_KEYS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems"),
-                "object": ("minProperties", "maxProperties")}
+_LENGTH_KEYS = {
+    "string": ("minLength", "maxLength"),
+    "array": ("minItems", "maxItems"),
+    "object": ("minProperties", "maxProperties"),
+}
 
 
 def _apply_constraint(schema: Schema, item: Any, where: str) -> dict[str, Any]:
@@ -386,8 +386,10 @@ def _enum_schema(values: list[Any], where: str) -> Schema:
     json_values = [_to_json(v) for v in values]
     kinds = {_json_type(v) for v in json_values}
     if len(kinds) != 1:
-        return {"enum": json_values, "x-kubernetes-int-or-string": True} if kinds == {"integer", "string"} else _fail(
-            f"enum values {json_values!r} mix types"
+        return (
+            {"enum": json_values, "x-kubernetes-int-or-string": True}
+            if kinds == {"integer", "string"}
+            else _fail(f"enum values {json_values!r} mix types")
         )
     return {"type": kinds.pop(), "enum": json_values}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -58,8 +59,22 @@ class ModuleDocs:
         return self.fields.get((qualname, name), EMPTY)
 
 
-def read_module_docs(path: Path, display_path: str | None = None) -> ModuleDocs:
-    return _read_cached(str(path), path.stat().st_mtime_ns, display_path or str(path))
+# Error messages name files relative to the project being generated, whatever the working directory.
+DISPLAY_ROOT: ContextVar[Path | None] = ContextVar("DISPLAY_ROOT", default=None)
+
+
+def display_path(path: Path) -> str:
+    root = DISPLAY_ROOT.get()
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def read_module_docs(path: Path) -> ModuleDocs:
+    return _read_cached(str(path), path.stat().st_mtime_ns, display_path(path))
 
 
 @lru_cache(maxsize=1024)
@@ -70,9 +85,7 @@ def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
     docs = ModuleDocs(display)
     docs.module = _docstring_block(ast.get_docstring(tree, clean=True), display, 1)
     docs.all_markers = tuple(
-        marker
-        for line, text in sorted(comments.items())
-        if (marker := _marker(text, display, line)) is not None
+        marker for line, text in sorted(comments.items()) if (marker := _marker(text, display, line)) is not None
     )
     _walk(tree.body, "", comments, display, docs)
     return docs

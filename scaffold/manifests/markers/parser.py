@@ -91,7 +91,7 @@ def _parse_arguments(definition: MarkerDef, rest: str) -> Any:
         scanner = Scanner(rest[1:])
         value = read_value(scanner, definition.value, "")
         if not scanner.at_end():
-            raise ValueSyntaxError(f"unexpected text {scanner.text[scanner.pos:]!r}")
+            raise ValueSyntaxError(f"unexpected text {scanner.text[scanner.pos :]!r}")
         return value
     return _parse_named_args(definition, rest)
 

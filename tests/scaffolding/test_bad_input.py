@@ -1,0 +1,178 @@
+"""Bad input: one clear line on stderr naming the bad value, exit code 2, and the folder exactly as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+INIT = ("init", "--domain", "example.com")
+
+
+def _project(root: Path, pyop, *apis: tuple[str, ...]) -> Path:  # type: ignore[no-untyped-def]
+    root.mkdir(parents=True, exist_ok=True)
+    assert pyop(*INIT, cwd=root).exit_code == 0
+    for api in apis:
+        assert pyop("create", "api", *api, cwd=root).exit_code == 0
+    return root
+
+
+CAPTAIN = ("--group", "crew", "--version", "v1", "--kind", "Captain")
+
+# (id, setup: "empty" | "project" | "project+captain" | "non-empty", args, expected fragment of the message)
+CASES = [
+    ("init-bad-domain", "empty", ("init", "--domain", "Example.COM"), "invalid domain 'Example.COM'"),
+    ("init-domain-underscore", "empty", ("init", "--domain", "my_domain.io"), "invalid domain 'my_domain.io'"),
+    ("init-bad-project-name", "empty", ("init", "--project-name", "My Operator"), "invalid project name 'My Operator'"),
+    ("init-bad-license", "empty", ("init", "--license", "mit"), "invalid license 'mit': must be one of apache2, none"),
+    ("init-twice", "project", ("init",), "already holds a pyop project"),
+    ("init-non-empty", "non-empty", ("init",), "is not empty: pass --force"),
+    ("api-outside-project", "empty", ("create", "api", *CAPTAIN), "no PROJECT file"),
+    (
+        "api-group-upper",
+        "project",
+        ("create", "api", "--group", "Crew", "--version", "v1", "--kind", "Captain"),
+        "invalid group 'Crew'",
+    ),
+    (
+        "api-group-dot-end",
+        "project",
+        ("create", "api", "--group", "crew.", "--version", "v1", "--kind", "Captain"),
+        "invalid group 'crew.'",
+    ),
+    (
+        "api-version-no-v",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "1", "--kind", "Captain"),
+        "invalid version '1'",
+    ),
+    (
+        "api-version-v0",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v0", "--kind", "Captain"),
+        "invalid version 'v0'",
+    ),
+    (
+        "api-version-gamma",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1gamma1", "--kind", "Captain"),
+        "invalid version 'v1gamma1'",
+    ),
+    (
+        "api-kind-lower",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "captain"),
+        "invalid kind 'captain': must be UpperCamelCase",
+    ),
+    (
+        "api-kind-dash",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "First-Mate"),
+        "invalid kind 'First-Mate'",
+    ),
+    (
+        "api-kind-keyword",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "None"),
+        "invalid kind 'None': is a Python keyword",
+    ),
+    (
+        "api-kind-list",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "CaptainList"),
+        "invalid kind 'CaptainList'",
+    ),
+    ("api-bad-plural", "project", ("create", "api", *CAPTAIN, "--plural", "Captains"), "invalid plural 'Captains'"),
+    ("api-duplicate-gvk", "project+captain", ("create", "api", *CAPTAIN), "already exists in PROJECT"),
+    ("api-nothing-to-do", "project", ("create", "api", *CAPTAIN, "--no-resource", "--no-controller"), "nothing to do"),
+    (
+        "api-second-group-not-multigroup",
+        "project+captain",
+        ("create", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"),
+        "invalid group 'ship'",
+    ),
+    (
+        "api-plural-mismatch-across-versions",
+        "project+captain",
+        ("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", "--plural", "captainz"),
+        "invalid plural 'captainz'",
+    ),
+    (
+        "api-scope-mismatch-across-versions",
+        "project+captain",
+        ("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", "--cluster-scoped"),
+        "invalid scope for crew/Captain",
+    ),
+    ("manifests-outside-project", "empty", ("make", "manifests"), "no PROJECT file"),
+]
+
+
+@pytest.mark.parametrize(("setup", "args", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_invocation(tmp_path: Path, pyop, tree, setup: str, args: tuple[str, ...], message: str) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "my-operator"
+    root.mkdir()
+    if setup.startswith("project"):
+        _project(root, pyop, *([CAPTAIN] if setup == "project+captain" else []))
+    elif setup == "non-empty":
+        (root / "notes.txt").write_text("mine\n")
+    before = tree(root)
+    result = pyop(*args, cwd=root)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ") and message in lines[0], lines[0]
+    assert tree(root) == before
+
+
+def test_missing_required_flag_is_a_usage_error(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop)
+    before = tree(root)
+    result = pyop("create", "api", "--group", "crew", "--version", "v1", cwd=root)
+    assert result.exit_code == 2
+    assert "--kind" in result.stderr
+    assert tree(root) == before
+
+
+def test_model_that_cannot_become_a_schema(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop, CAPTAIN)
+    types_file = root / "op/api/v1/captain_types.py"
+    source = (
+        types_file.read_text()
+        .replace("    foo: str | None = None", "    foo: str | None = None\n    blob: Any = None")
+        .replace("from pydantic import Field", "from typing import Any\n\nfrom pydantic import Field")
+    )
+    types_file.write_text(source)
+    before = tree(root)
+    result = pyop("make", "manifests", cwd=root)
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith("Error: op/api/v1/captain_types.py:") and "CaptainSpec.blob" in line
+    assert "type Any has no schema" in line
+    assert tree(root) == before
+
+
+def test_misspelled_marker_names_file_line_and_suggestion(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop, CAPTAIN)
+    types_file = root / "op/api/v1/captain_types.py"
+    source = types_file.read_text()
+    source = source.replace("    # +optional\n    foo:", "    # +kubebuilder:validation:MaxLenght=5\n    foo:")
+    types_file.write_text(source)
+    line_number = source.splitlines().index("    # +kubebuilder:validation:MaxLenght=5") + 1
+    before = tree(root)
+    result = pyop("make", "manifests", cwd=root)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"Error: op/api/v1/captain_types.py:{line_number}: unknown marker +kubebuilder:validation:MaxLenght; "
+        "did you mean +kubebuilder:validation:MaxLength?"
+    )
+    assert tree(root) == before
+
+
+def test_model_that_fails_to_import(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop, CAPTAIN)
+    (root / "op/api/v1/broken_types.py").write_text("import not_a_module_anywhere\n")
+    before = tree(root)
+    result = pyop("make", "manifests", cwd=root)
+    assert result.exit_code == 2
+    assert "op/api/v1/broken_types.py: cannot import op.api.v1.broken_types: ModuleNotFoundError" in result.stderr
+    assert tree(root) == before
