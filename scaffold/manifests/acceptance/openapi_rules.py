@@ -291,13 +291,26 @@ _ALLOWED_GO_NAMES: Final = (
 )
 
 
-def _is_zero(value: Any) -> bool:
-    return value is None or value is False or value == 0 or value == "" or value == [] or value == {}
+# JSONSchemaProps fields that are plain bools in Go: false is their zero value. Every other
+# optional field is a pointer, a string or a collection, so being present (even as false/0)
+# makes it non-zero.
+_PLAIN_BOOLS: Final = frozenset(
+    {"nullable", "uniqueItems", "exclusiveMaximum", "exclusiveMinimum", "x-kubernetes-embedded-resource",
+     "x-kubernetes-int-or-string"}
+)
+
+
+def _is_zero(name: str, value: Any) -> bool:
+    if value is None:
+        return True
+    if name in _PLAIN_BOOLS:
+        return value is False
+    return value == "" or value == [] or (value == {} and name != "additionalProperties")
 
 
 def _status_root_errors(root: dict[str, Any], root_path: str) -> list[FieldError]:
     for name, value in root.items():
-        if _is_zero(value):
+        if _is_zero(name, value):
             continue
         if name == "type":
             if value != "object":
