@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest_asyncio
 
-from pyop.client import APIResource, ClientConfig, DynamicClient, Transport
+from pyop.client import APIResource, Client, ClientConfig, DynamicClient, Transport
 from pyop.informers import Backoff, DeletedFinalStateUnknown, Informer, object_key
 from pyop.testing import TestAPIServer
 
@@ -160,3 +160,9 @@ async def converged(informer: Informer, recorder: Recorder, dynamic: DynamicClie
             f"no convergence: server {expected} cache {cache_versions()} handler {recorder.versions()}"
         ) from None
     assert recorder.problems == []
+
+
+@pytest_asyncio.fixture
+async def client_and_server(dynamic: DynamicClient, server: TestAPIServer) -> tuple[Client, TestAPIServer]:
+    """A typed client sharing the dynamic fixture's connection."""
+    return Client(dynamic.transport, dynamic.mapper), server
