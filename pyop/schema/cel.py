@@ -197,13 +197,19 @@ def _evaluate(expression: str, activation: dict[str, Any]) -> Any:
 
 
 def _runtime_error_detail(expression: str, error: Any) -> str | None:
-    """Detail for evaluation errors the API server reports too; None for engine gaps."""
+    """Detail for evaluation errors the API server reports too; None for engine gaps.
+
+    celpy raises KeyError both for a missing field (reported by Kubernetes as "no such key")
+    and for a function it does not implement ("undeclared reference"); only the first counts.
+    """
     arguments: tuple[Any, ...] = tuple(getattr(error, "args", ()))
     message = str(arguments[0]) if arguments else str(error)
     cause = arguments[1] if len(arguments) > 1 else None
-    if cause is KeyError or "no such member" in message or "no such key" in message:
-        missing = re.search(r"'([^']*)'", message)
-        return f"{expression}: no such key: {missing.group(1) if missing else '?'}"
+    if "no such member in mapping" in message or message == "no such key":
+        names = arguments[2] if len(arguments) > 2 and arguments[2] else ()
+        quoted = re.search(r"'([^']*)'", message)
+        missing = str(names[0]) if names else (quoted.group(1) if quoted else "?")
+        return f"{expression}: no such key: {missing}"
     if cause is ZeroDivisionError:
         return f"{expression}: division by zero"
     return None
@@ -217,8 +223,7 @@ def _message(rule: dict[str, Any], activation: dict[str, Any]) -> str:
         except _Unevaluable:
             rendered = None
         if (
-            _ct is not None
-            and isinstance(rendered, _ct.StringType)
+            isinstance(rendered, str)  # celpy may hand back a plain str rather than StringType
             and rendered.strip()
             and "\n" not in rendered
             and "\r" not in rendered
