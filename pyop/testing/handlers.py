@@ -195,7 +195,7 @@ class ApiHandler:
         response.enable_chunked_encoding()
         try:
             await response.prepare(request)
-            await watcher.stream(response)
+            await watcher.stream(response, lambda: request.transport is None or request.transport.is_closing())
         except (ConnectionResetError, ConnectionError):
             pass
         finally:

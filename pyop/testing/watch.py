@@ -22,6 +22,7 @@ from pyop.testing.store import StoredEvent
 
 _CLOSE = object()
 _MAX_BATCH = 256
+DISCONNECT_CHECK = 1.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
@@ -130,8 +131,9 @@ class Watcher:
             line = event.encoded[cache_key] = encode_event(event_type, wire)
         return line
 
-    async def stream(self, response: web.StreamResponse) -> None:
-        """Write events until closed, timed out or the client goes away."""
+    async def stream(self, response: web.StreamResponse, disconnected: Callable[[], bool] = lambda: False) -> None:
+        """Write events until closed, timed out or the client goes away (checked every
+        ``DISCONNECT_CHECK`` seconds on idle streams, so abandoned watches are released)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout if self.timeout else None
         next_bookmark = loop.time() + self.bookmark_interval if self.bookmarks else None
@@ -155,13 +157,13 @@ class Watcher:
             if lines:
                 continue
             now = loop.time()
-            if deadline is not None and now >= deadline:
+            if (deadline is not None and now >= deadline) or disconnected():
                 return
             if next_bookmark is not None and now >= next_bookmark:
                 await response.write(encode_event("BOOKMARK", self._bookmark_object(None)))
                 next_bookmark = now + self.bookmark_interval
                 continue
-            wake_at = min(t for t in (deadline, next_bookmark, now + 3600.0) if t is not None)
+            wake_at = min(t for t in (deadline, next_bookmark, now + DISCONNECT_CHECK) if t is not None)
             try:
                 item = await asyncio.wait_for(self._queue.get(), wake_at - now)
             except TimeoutError:

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap, eventually
 
 
 async def test_close_watches_ends_open_streams_of_a_resource(server: TestAPIServer, api: Api) -> None:
@@ -109,3 +109,15 @@ async def test_respond_matches_method_and_watch_requests(server: TestAPIServer, 
     server.faults.respond(500, path_regex="watch=true", times=1)
     async with api.session.get(CM, params={"watch": "true"}) as response:
         assert response.status == 500
+
+
+async def test_abandoned_watch_is_released(server: TestAPIServer, api: Api) -> None:
+    watch = await api.watch(CM)
+    await api.create_ok(CM, configmap("a"))
+    assert (await watch.next())["type"] == "ADDED"  # type: ignore[index]
+    watch.close()
+
+    async def released() -> bool:
+        return server.faults.close_watches() == 0
+
+    await eventually(released, "server noticed the client went away")
