@@ -57,9 +57,7 @@ def code_outside_strings(expression: str) -> str:
     while cursor < length:
         char = expression[cursor]
         if char in "'\"":
-            quote = (
-                expression[cursor : cursor + 3] if expression[cursor : cursor + 3] in ("'''", '"""') else char
-            )
+            quote = expression[cursor : cursor + 3] if expression[cursor : cursor + 3] in ("'''", '"""') else char
             raw = cursor > 0 and expression[cursor - 1] in "rR"
             end = cursor + len(quote)
             while end < length and expression[end : end + len(quote)] != quote:
@@ -254,9 +252,7 @@ def _error_path(path: str, rule: dict[str, Any], schema: dict[str, Any]) -> str:
         return path
 
 
-def evaluate_rules(
-    value: Any, schema: dict[str, Any], path: str, old: Any, resource_root: bool
-) -> list[FieldError]:
+def evaluate_rules(value: Any, schema: dict[str, Any], path: str, old: Any, resource_root: bool) -> list[FieldError]:
     """Errors from the ``x-kubernetes-validations`` of one schema node for ``value``."""
     if _celpy is None:
         return []
@@ -291,7 +287,5 @@ def evaluate_rules(
             continue
         if not result:
             detail = _message(rule, activation)
-            errors.append(
-                _error_for_reason(_error_path(path, rule, schema), schema_type, detail, rule.get("reason"))
-            )
+            errors.append(_error_for_reason(_error_path(path, rule, schema), schema_type, detail, rule.get("reason")))
     return errors

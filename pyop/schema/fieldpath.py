@@ -93,11 +93,7 @@ def render(base: str, segments: list[Segment], schema: dict[str, Any] | None = N
             node = node.get("items") if isinstance(node, dict) else None
             continue
         properties = (node or {}).get("properties") or {}
-        if (
-            node is not None
-            and segment.name not in properties
-            and isinstance(node.get("additionalProperties"), dict)
-        ):
+        if node is not None and segment.name not in properties and isinstance(node.get("additionalProperties"), dict):
             path = key(path, segment.name)
             node = node["additionalProperties"]
         else:

@@ -122,9 +122,7 @@ def _is_date_time(value: str) -> bool:
     if not match:
         return False
     try:
-        datetime(
-            int(match[1]), int(match[2]), int(match[3]), int(match[4]), int(match[5]), int(match[6] or 0)
-        )
+        datetime(int(match[1]), int(match[2]), int(match[3]), int(match[4]), int(match[5]), int(match[6] or 0))
     except ValueError:
         return False
     return True

@@ -74,9 +74,7 @@ def _prune_in_place(value: Any, schema: Any, path: str, resource_root: bool, dro
             _prune_in_place(item, items, index(path, position), False, dropped)
 
 
-def _descend_preserving(
-    value: Any, schema: dict[str, Any], path: str, resource_root: bool, dropped: list[str]
-) -> None:
+def _descend_preserving(value: Any, schema: dict[str, Any], path: str, resource_root: bool, dropped: list[str]) -> None:
     """Keep unknown fields here, but still prune below the properties that are specified."""
     if isinstance(value, dict):
         embedded = resource_root or bool(schema.get("x-kubernetes-embedded-resource"))

@@ -74,11 +74,7 @@ class _Walk:
         if declared:
             if not type_matches(declared, actual):
                 self._type_error(name, declared, actual)
-        elif (
-            schema.get("x-kubernetes-int-or-string")
-            and "anyOf" not in schema
-            and actual not in ("integer", "string")
-        ):
+        elif schema.get("x-kubernetes-int-or-string") and "anyOf" not in schema and actual not in ("integer", "string"):
             # Usually anyOf [{type: integer}, {type: string}] reports this; without it, still refuse.
             self._type_error(name, "integer,string", actual)
 
@@ -109,9 +105,7 @@ class _Walk:
     def _null(self, schema: dict[str, Any], name: str) -> None:
         # go-openapi's early exit for nil: only the type and enum validators run.
         if not schema.get("nullable"):
-            declared = schema.get("type") or (
-                "integer,string" if schema.get("x-kubernetes-int-or-string") else ""
-            )
+            declared = schema.get("type") or ("integer,string" if schema.get("x-kubernetes-int-or-string") else "")
             if declared:
                 self._type_error(name, declared, "null")
         if "enum" in schema:
@@ -128,9 +122,7 @@ class _Walk:
                 passed += not sub_errors
             if passed != len(all_of):
                 suffix = ". None validated" if passed == 0 else ""
-                errors.append(
-                    invalid(name, "", _in_body(name, f"must validate all the schemas (allOf){suffix}"))
-                )
+                errors.append(invalid(name, "", _in_body(name, f"must validate all the schemas (allOf){suffix}")))
         any_of = schema.get("anyOf")
         if any_of:
             first_failure: list[FieldError] | None = None
@@ -149,9 +141,7 @@ class _Walk:
             results = [_value_errors(value, sub, name) for sub in one_of]
             passed = sum(1 for r in results if not r)
             if passed != 1:
-                errors.append(
-                    invalid(name, "", _in_body(name, "must validate one and only one schema (oneOf)"))
-                )
+                errors.append(invalid(name, "", _in_body(name, "must validate one and only one schema (oneOf)")))
                 if passed == 0:
                     errors.extend(results[0])
         not_schema = schema.get("not")
@@ -175,9 +165,7 @@ class _Walk:
             if checker is not None and not checker(value):
                 self.blocking = True
                 errors.append(
-                    invalid(
-                        name, value, _in_body(name, f"must be of type {format_name}: {json.dumps(value)}")
-                    )
+                    invalid(name, value, _in_body(name, f"must be of type {format_name}: {json.dumps(value)}"))
                 )
 
     def _number(self, value: int | float, schema: dict[str, Any], name: str, declared: str | None) -> None:
@@ -189,9 +177,7 @@ class _Walk:
         if maximum is not None:
             if schema.get("exclusiveMaximum"):
                 if value >= maximum:
-                    errors.append(
-                        invalid(name, value, _in_body(name, f"should be less than {go_bound(maximum)}"))
-                    )
+                    errors.append(invalid(name, value, _in_body(name, f"should be less than {go_bound(maximum)}")))
             elif value > maximum:
                 detail = f"should be less than or equal to {go_bound(maximum)}"
                 errors.append(invalid(name, value, _in_body(name, detail)))
@@ -214,9 +200,7 @@ class _Walk:
         errors = self.value_errors
         min_items = schema.get("minItems")
         if min_items is not None and len(value) < min_items:
-            errors.append(
-                invalid(name, len(value), _in_body(name, f"should have at least {min_items} items"))
-            )
+            errors.append(invalid(name, len(value), _in_body(name, f"should have at least {min_items} items")))
         max_items = schema.get("maxItems")
         if max_items is not None and len(value) > max_items:
             errors.append(too_many(name, len(value), int(max_items)))
@@ -273,9 +257,7 @@ class _Walk:
                     False,
                 )
             elif isinstance(additional, dict):
-                self.node(
-                    field_value, additional, child(name, field_name), key(path, field_name), old_value, False
-                )
+                self.node(field_value, additional, child(name, field_name), key(path, field_name), old_value, False)
             elif additional is False:
                 detail = f"{name}.{field_name} in body is a forbidden property"
                 errors.append(invalid(name, "", detail))

@@ -15,7 +15,10 @@ SCHEMA: dict[str, Any] = {
             "x-kubernetes-validations": [
                 {"rule": "self.minReplicas <= self.replicas", "message": "minReplicas must not exceed replicas"},
                 {"rule": "self.replicas != 13", "fieldPath": ".replicas", "reason": "FieldValueForbidden"},
-                {"rule": "self.replicas >= oldSelf.replicas", "messageExpression": "'cannot scale down to ' + string(self.replicas)"},
+                {
+                    "rule": "self.replicas >= oldSelf.replicas",
+                    "messageExpression": "'cannot scale down to ' + string(self.replicas)",
+                },
                 {"rule": "self.name.lowerAscii() == self.name"},
             ],
             "properties": {
@@ -37,7 +40,10 @@ SCHEMA: dict[str, Any] = {
 
 
 def obj(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "ok-1", "labels": {"x": "y"}}, "spec": {"replicas": 2, "minReplicas": 1, "name": "a", **spec}}
+    return {
+        "metadata": {"name": "ok-1", "labels": {"x": "y"}},
+        "spec": {"replicas": 2, "minReplicas": 1, "name": "a", **spec},
+    }
 
 
 def test_passing_rules_give_no_error() -> None:

@@ -40,10 +40,16 @@ SCHEMA: dict[str, Any] = {
                 },
                 "env": {
                     "type": "object",
-                    "additionalProperties": {"type": "object", "properties": {"value": {"type": "string", "default": ""}}},
+                    "additionalProperties": {
+                        "type": "object",
+                        "properties": {"value": {"type": "string", "default": ""}},
+                    },
                 },
-                "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
-                        "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}},
+                "raw": {
+                    "type": "object",
+                    "x-kubernetes-preserve-unknown-fields": True,
+                    "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}},
+                },
                 "template": {
                     "type": "object",
                     "x-kubernetes-embedded-resource": True,

@@ -29,36 +29,81 @@ def check(field_schema: dict[str, Any], value: Any) -> list[str]:
         ({"type": "string"}, None, 'spec.x: Invalid value: "null": spec.x in body must be of type string: "null"'),
         ({"type": "boolean"}, 1, 'spec.x: Invalid value: "integer": spec.x in body must be of type boolean: "integer"'),
         ({"type": "object"}, [], 'spec.x: Invalid value: "array": spec.x in body must be of type object: "array"'),
-        ({"type": "integer", "minimum": 0}, -1,
-         "spec.x: Invalid value: -1: spec.x in body should be greater than or equal to 0"),
-        ({"type": "integer", "minimum": 0, "exclusiveMinimum": True}, 0,
-         "spec.x: Invalid value: 0: spec.x in body should be greater than 0"),
-        ({"type": "integer", "maximum": 2147483647}, 2147483648,
-         "spec.x: Invalid value: 2147483648: spec.x in body should be less than or equal to 2.147483647e+09"),
-        ({"type": "number", "maximum": 1.5, "exclusiveMaximum": True}, 1.5,
-         "spec.x: Invalid value: 1.5: spec.x in body should be less than 1.5"),
-        ({"type": "integer", "multipleOf": 5}, 12, "spec.x: Invalid value: 12: spec.x in body should be a multiple of 5"),
+        (
+            {"type": "integer", "minimum": 0},
+            -1,
+            "spec.x: Invalid value: -1: spec.x in body should be greater than or equal to 0",
+        ),
+        (
+            {"type": "integer", "minimum": 0, "exclusiveMinimum": True},
+            0,
+            "spec.x: Invalid value: 0: spec.x in body should be greater than 0",
+        ),
+        (
+            {"type": "integer", "maximum": 2147483647},
+            2147483648,
+            "spec.x: Invalid value: 2147483648: spec.x in body should be less than or equal to 2.147483647e+09",
+        ),
+        (
+            {"type": "number", "maximum": 1.5, "exclusiveMaximum": True},
+            1.5,
+            "spec.x: Invalid value: 1.5: spec.x in body should be less than 1.5",
+        ),
+        (
+            {"type": "integer", "multipleOf": 5},
+            12,
+            "spec.x: Invalid value: 12: spec.x in body should be a multiple of 5",
+        ),
         ({"type": "string", "maxLength": 3}, "héllo", "spec.x: Too long: may not be more than 3 bytes"),
-        ({"type": "string", "minLength": 2}, "a", 'spec.x: Invalid value: "a": spec.x in body should be at least 2 chars long'),
-        ({"type": "string", "pattern": "^[a-z]+$"}, "A1",
-         "spec.x: Invalid value: \"A1\": spec.x in body should match '^[a-z]+$'"),
+        (
+            {"type": "string", "minLength": 2},
+            "a",
+            'spec.x: Invalid value: "a": spec.x in body should be at least 2 chars long',
+        ),
+        (
+            {"type": "string", "pattern": "^[a-z]+$"},
+            "A1",
+            "spec.x: Invalid value: \"A1\": spec.x in body should match '^[a-z]+$'",
+        ),
         ({"type": "string", "enum": ["a", "b"]}, "c", 'spec.x: Unsupported value: "c": supported values: "a", "b"'),
         ({"type": "integer", "enum": [1, 2]}, 3, 'spec.x: Unsupported value: 3: supported values: "1", "2"'),
-        ({"type": "array", "items": {"type": "string"}, "minItems": 1}, [],
-         "spec.x: Invalid value: 0: spec.x in body should have at least 1 items"),
-        ({"type": "array", "items": {"type": "string"}, "maxItems": 1}, ["a", "b"],
-         "spec.x: Too many: 2: must have at most 1 items"),
-        ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, [1, 1],
-         'spec.x: Invalid value: "": spec.x in body shouldn\'t contain duplicates'),
+        (
+            {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            [],
+            "spec.x: Invalid value: 0: spec.x in body should have at least 1 items",
+        ),
+        (
+            {"type": "array", "items": {"type": "string"}, "maxItems": 1},
+            ["a", "b"],
+            "spec.x: Too many: 2: must have at most 1 items",
+        ),
+        (
+            {"type": "array", "items": {"type": "integer"}, "uniqueItems": True},
+            [1, 1],
+            'spec.x: Invalid value: "": spec.x in body shouldn\'t contain duplicates',
+        ),
         ({"type": "object", "maxProperties": 1}, {"a": 1, "b": 2}, "spec.x: Too many: 2: must have at most 1 items"),
-        ({"type": "object", "minProperties": 1}, {}, "spec.x: Invalid value: 0: spec.x in body should have at least 1 properties"),
+        (
+            {"type": "object", "minProperties": 1},
+            {},
+            "spec.x: Invalid value: 0: spec.x in body should have at least 1 properties",
+        ),
         ({"type": "object", "required": ["name"]}, {}, "spec.x.name: Required value"),
-        ({"type": "object", "additionalProperties": {"type": "integer"}}, {"k": "v"},
-         'spec.x.k: Invalid value: "string": spec.x.k in body must be of type integer: "string"'),
-        ({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}, {"b": 1},
-         'spec.x: Invalid value: "": spec.x.b in body is a forbidden property'),
-        ({"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string", "minLength": 1}}}},
-         [{"name": ""}], 'spec.x[0].name: Invalid value: "": spec.x[0].name in body should be at least 1 chars long'),
+        (
+            {"type": "object", "additionalProperties": {"type": "integer"}},
+            {"k": "v"},
+            'spec.x.k: Invalid value: "string": spec.x.k in body must be of type integer: "string"',
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
+            {"b": 1},
+            'spec.x: Invalid value: "": spec.x.b in body is a forbidden property',
+        ),
+        (
+            {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string", "minLength": 1}}}},
+            [{"name": ""}],
+            'spec.x[0].name: Invalid value: "": spec.x[0].name in body should be at least 1 chars long',
+        ),
     ],
 )
 def test_keyword_message(field_schema: dict[str, Any], value: Any, expected: str) -> None:
@@ -172,7 +217,9 @@ def test_set_keys_follow_go_json_types() -> None:
 
 
 def test_embedded_resource_requires_api_version_and_kind() -> None:
-    schema = spec_with({"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True})
+    schema = spec_with(
+        {"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}
+    )
     assert messages({"spec": {"x": {"metadata": {}}}}, schema) == [
         "spec.x.apiVersion: Required value: must not be empty",
         "spec.x.kind: Required value: must not be empty",
@@ -185,5 +232,8 @@ def test_embedded_resource_requires_api_version_and_kind() -> None:
 def test_field_error_formatting() -> None:
     assert str(FieldError("Required value", "spec.a", "")) == "spec.a: Required value"
     assert str(FieldError("Forbidden", "spec.a", "no", "ignored")) == "spec.a: Forbidden: no"
-    assert str(FieldError("Invalid value", "spec.a", "bad", {"b": [1, True]})) == 'spec.a: Invalid value: {"b":[1,true]}: bad'
+    assert (
+        str(FieldError("Invalid value", "spec.a", "bad", {"b": [1, True]}))
+        == 'spec.a: Invalid value: {"b":[1,true]}: bad'
+    )
     assert str(FieldError("Invalid value", "", "root", None)) == "<nil>: Invalid value: null: root"

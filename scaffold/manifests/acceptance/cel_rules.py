@@ -153,7 +153,10 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
             continue
         transition = "oldSelf" in _free_identifiers(cel.parse_tree(expression))
         if transition and placement.uncorrelatable_within is not None:
-            detail = f"oldSelf cannot be used on the uncorrelatable portion of the schema within {placement.uncorrelatable_within}"
+            detail = (
+                "oldSelf cannot be used on the uncorrelatable portion of the schema within "
+                f"{placement.uncorrelatable_within}"
+            )
             errors.append(invalid(child(rule_path, "rule"), expression, detail))
         if rule.get("optionalOldSelf") and not transition:
             errors.append(
@@ -182,7 +185,36 @@ def _compile_problem(expression: str, node: dict[str, Any], resource_root: bool)
     for name, line, column in _free_identifier_tokens(tree):
         if name not in _KNOWN_GLOBALS:
             return f"ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')"
+    bad_has = _invalid_has_argument(tree)
+    if bad_has is not None:
+        return bad_has
     return _undefined_field(tree, node, resource_root)
+
+
+def _invalid_has_argument(tree: Any) -> str | None:
+    """cel-go's has() macro only accepts a field selection (``has(self.x)``); celpy accepts any."""
+    for sub in tree.iter_subtrees_topdown():
+        if sub.data != "ident_arg":
+            continue
+        tokens = _tokens_of(sub)
+        if not tokens or str(tokens[0]) != "has":
+            continue
+        arguments = _subtrees(_subtrees(sub)[0]) if _subtrees(sub) else []
+        if len(arguments) != 1 or not _is_field_selection(arguments[0]):
+            line = getattr(tokens[0], "line", 1)
+            column = getattr(tokens[0], "column", 1) - 1
+            return f"ERROR: <input>:{line}:{column}: invalid argument to has() macro"
+    return None
+
+
+def _is_field_selection(expr: Any) -> bool:
+    node = expr
+    while hasattr(node, "data") and node.data not in ("member_dot",):
+        subs = _subtrees(node)
+        if len(subs) != 1 or _tokens_of(node):
+            return False
+        node = subs[0]
+    return hasattr(node, "data") and node.data == "member_dot"
 
 
 # -- Lark tree helpers -----------------------------------------------------------------------

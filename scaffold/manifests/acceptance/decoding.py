@@ -127,7 +127,7 @@ def _shape(value: Any, shape: Any, path: str, errors: list[FieldError]) -> None:
 def _schema(node: Any, path: str, errors: list[FieldError]) -> None:
     if not isinstance(node, dict):
         return
-    for name, value in node.items():
+    for name in node:
         if name not in SCHEMA_KEYS:
             errors.append(unknown_field(child(path, name)))
     for name, prop in (node.get("properties") or {}).items():

@@ -189,7 +189,8 @@ def _set_and_map_items(
             errors.append(
                 required(
                     child(path, f"items.properties[{map_key}].default"),
-                    "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                    "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required "
+                    "property",
                 )
             )
         if prop.get("nullable"):
@@ -295,8 +296,14 @@ _ALLOWED_GO_NAMES: Final = (
 # optional field is a pointer, a string or a collection, so being present (even as false/0)
 # makes it non-zero.
 _PLAIN_BOOLS: Final = frozenset(
-    {"nullable", "uniqueItems", "exclusiveMaximum", "exclusiveMinimum", "x-kubernetes-embedded-resource",
-     "x-kubernetes-int-or-string"}
+    {
+        "nullable",
+        "uniqueItems",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "x-kubernetes-embedded-resource",
+        "x-kubernetes-int-or-string",
+    }
 )
 
 
@@ -314,10 +321,16 @@ def _status_root_errors(root: dict[str, Any], root_path: str) -> list[FieldError
             continue
         if name == "type":
             if value != "object":
-                detail = 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'
+                detail = (
+                    'only "object" is allowed as the type at the root of the schema if the status subresource is '
+                    "enabled"
+                )
                 return [invalid(child(root_path, "type"), value, detail)]
             continue
         if name not in _ALLOWED_AT_ROOT_WITH_STATUS:
-            detail = f"only {_ALLOWED_GO_NAMES} fields are allowed at the root of the schema if the status subresource is enabled"
+            detail = (
+                f"only {_ALLOWED_GO_NAMES} fields are allowed at the root of the schema if the status subresource "
+                "is enabled"
+            )
             return [invalid(root_path, root, detail)]
     return []

@@ -12,11 +12,13 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-_re2: Any
+_re2: Any = None
 try:
-    import re2 as _re2
+    import re2
+
+    _re2 = re2
 except ImportError:  # pragma: no cover - google-re2 ships with cel-python
-    _re2 = None
+    pass
 
 _NOT_IN_RE2: Final = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\(\?[>#]")
 

@@ -83,10 +83,16 @@ def rich_crd() -> dict[str, Any]:
                 "type": "object",
                 "required": ["template"],
                 "x-kubernetes-validations": [
-                    {"rule": "!has(self.paused) || self.replicas >= 0", "reason": "FieldValueForbidden",
-                     "fieldPath": ".replicas"},
-                    {"rule": "self.replicas >= oldSelf.replicas || self.allowScaleDown",
-                     "message": "scale down not allowed", "optionalOldSelf": True},
+                    {
+                        "rule": "!has(self.paused) || self.replicas >= 0",
+                        "reason": "FieldValueForbidden",
+                        "fieldPath": ".replicas",
+                    },
+                    {
+                        "rule": "self.replicas >= oldSelf.replicas || self.allowScaleDown",
+                        "message": "scale down not allowed",
+                        "optionalOldSelf": True,
+                    },
                 ],
                 "properties": {
                     "replicas": {"type": "integer", "default": 1},
@@ -177,12 +183,18 @@ def rich_crd() -> dict[str, Any]:
     v2_schema = copy.deepcopy(v1_schema)
     v2_schema["properties"]["spec"]["properties"]["priority"] = {"type": "string", "enum": ["low", "high"]}
     version_common: dict[str, Any] = {
-        "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
-                                                  "statusReplicasPath": ".status.replicas"}},
+        "subresources": {
+            "status": {},
+            "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"},
+        },
         "additionalPrinterColumns": [
             {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
-            {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status',
-             "priority": 1},
+            {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": '.status.conditions[?(@.type=="Ready")].status',
+                "priority": 1,
+            },
         ],
         "selectableFields": [{"jsonPath": ".spec.paused"}],
     }
@@ -195,11 +207,22 @@ def rich_crd() -> dict[str, Any]:
             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "categories": ["all"]},
             "scope": "Cluster",
             "versions": [
-                {"name": "v1alpha1", "served": True, "storage": False, "deprecated": True,
-                 "deprecationWarning": "apps.example.org/v1alpha1 Widget is deprecated",
-                 "schema": {"openAPIV3Schema": v1_schema}, **copy.deepcopy(version_common)},
-                {"name": "v1", "served": True, "storage": True,
-                 "schema": {"openAPIV3Schema": v2_schema}, **copy.deepcopy(version_common)},
+                {
+                    "name": "v1alpha1",
+                    "served": True,
+                    "storage": False,
+                    "deprecated": True,
+                    "deprecationWarning": "apps.example.org/v1alpha1 Widget is deprecated",
+                    "schema": {"openAPIV3Schema": v1_schema},
+                    **copy.deepcopy(version_common),
+                },
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": v2_schema},
+                    **copy.deepcopy(version_common),
+                },
             ],
             "conversion": {
                 "strategy": "Webhook",

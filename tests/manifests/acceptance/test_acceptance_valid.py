@@ -41,9 +41,9 @@ def test_valid_fixture_passes_kubernetes_validate_strict(factory: Any) -> None:
 
 def test_kubernetes_validate_only_checks_shape_so_semantic_errors_need_check_crd() -> None:
     crd = base_crd()
-    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["image"][
-        "type"
-    ] = "strign"
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["image"]["type"] = (
+        "strign"
+    )
     kubernetes_validate.validate(crd, "1.32", strict=True)
     assert [(e.type, e.field) for e in check_crd(crd)] == [
         ("Unsupported value", "spec.validation.openAPIV3Schema.properties[spec].properties[image].type")
@@ -63,17 +63,15 @@ def test_hoisted_columns_are_reported_once() -> None:
     crd = rich_crd()
     for version in crd["spec"]["versions"]:
         version["additionalPrinterColumns"][0]["type"] = "float"
-    assert [(e.type, e.field) for e in check_crd(crd)] == [
-        ("Invalid value", "spec.additionalPrinterColumns[0].type")
-    ]
+    assert [(e.type, e.field) for e in check_crd(crd)] == [("Invalid value", "spec.additionalPrinterColumns[0].type")]
 
 
 def test_v1_path_style_names_places_in_the_document() -> None:
     crd = base_crd()
     crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["jsonPath"] = "spec.replicas"
-    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["image"][
-        "type"
-    ] = "text"
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["image"]["type"] = (
+        "text"
+    )
     fields = sorted(e.field for e in check_crd(crd, path_style=PathStyle.V1))
     assert fields == [
         "spec.versions[0].additionalPrinterColumns[0].jsonPath",
@@ -95,7 +93,7 @@ def test_errors_render_like_the_api_server() -> None:
     assert lines[0] == 'The CustomResourceDefinition "Foos.example.com" is invalid: '
     assert lines[1].startswith('* metadata.name: Invalid value: "Foos.example.com": a lowercase RFC 1123 subdomain')
     assert (
-        "* spec.names.plural: Invalid value: \"Foos\": a DNS-1035 label must consist of lower case alphanumeric "
+        '* spec.names.plural: Invalid value: "Foos": a DNS-1035 label must consist of lower case alphanumeric '
         "characters or '-', start with an alphabetic character, and end with an alphanumeric character "
         "(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
     ) in lines
@@ -127,3 +125,44 @@ def test_optional_cel_syntax_is_accepted() -> None:
     rules.append({"rule": "self.?image.orValue('') != 'latest'"})
     rules.append({"rule": "self.image.matches('^[a-z]') ? size(self.image) < 64 : true"})
     assert check_crd(crd) == []
+
+
+KUBERNETES_STYLE_RULES = [
+    "self.minReplicas <= self.replicas",
+    "has(self.image)",
+    "self.tags.all(t, t.size() > 0)",
+    "oldSelf == self",
+    "self.tags.size() <= 10",
+    "self.image.matches('^a')",
+    "self.tags.exists(t, t.startsWith('x')) || self.tags.exists_one(t, t.endsWith('y'))",
+    "self.tags.map(t, t.size()).filter(n, n > 3).size() == 0",
+    "self.replicas > 3 ? self.image.contains('big') : true",
+    "self.labels.all(k, self.labels[k].size() < 64)",
+    "!has(self.image) || self.image != 'latest'",
+    "self.replicas in [1, 2, 3]",
+]
+
+
+@pytest.mark.parametrize("rule", KUBERNETES_STYLE_RULES)
+def test_kubernetes_style_rules_compile(rule: str) -> None:
+    crd = base_crd()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["tags"] = {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 32}}
+    spec["properties"]["labels"] = {"type": "object", "additionalProperties": {"type": "string"}}
+    spec["x-kubernetes-validations"] = [{"rule": rule}]
+    assert check_crd(crd) == []
+
+
+@pytest.mark.parametrize(
+    "rule", ["has(self)", "self.tags.all(t)", "self.replicas >", "self.tags.all(t, u > 0)", "self.metadata.name == 'x'"]
+)
+def test_rules_cel_go_would_reject_are_reported(rule: str) -> None:
+    crd = base_crd()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["tags"] = {"type": "array", "items": {"type": "string"}}
+    spec["x-kubernetes-validations"] = [{"rule": rule}]
+    errors = check_crd(crd)
+    assert [(e.type, e.field) for e in errors] == [
+        ("Invalid value", "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
+    ], rule
+    assert "compilation failed: ERROR: <input>" in errors[0].detail
