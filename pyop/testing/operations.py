@@ -170,8 +170,7 @@ class Operations:
         continue_token: str = "",
     ) -> dict[str, Any]:
         if continue_token:
-            snapshot, offset = self.store.resolve_continue(continue_token)
-            snapshot_id = ""
+            snapshot_id, snapshot, offset = self.store.resolve_continue(continue_token)
         else:
             matching = [
                 obj
@@ -179,16 +178,12 @@ class Operations:
                 if labels_match(labels, obj) and fields_match(fields, obj)
             ]
             matching.sort(key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
-            snapshot, offset = ListSnapshot(self.store.resource_version, matching), 0
-            snapshot_id = "new"
+            snapshot_id, snapshot, offset = "", ListSnapshot(self.store.resource_version, matching), 0
         end = offset + limit if limit > 0 else len(snapshot.items)
         page = snapshot.items[offset:end]
         metadata: dict[str, Any] = {"resourceVersion": str(snapshot.resource_version)}
         if end < len(snapshot.items):
-            if snapshot_id == "new":
-                snapshot_id = self.store.save_snapshot(snapshot)
-            else:
-                snapshot_id = self._snapshot_id(continue_token)
+            snapshot_id = snapshot_id or self.store.save_snapshot(snapshot)
             metadata["continue"] = self.store.encode_continue(snapshot_id, end, snapshot.resource_version)
             metadata["remainingItemCount"] = len(snapshot.items) - end
         return {
@@ -197,13 +192,6 @@ class Operations:
             "metadata": metadata,
             "items": [served_as(obj, resource_type) for obj in page],
         }
-
-    @staticmethod
-    def _snapshot_id(continue_token: str) -> str:
-        import base64
-        import json
-
-        return str(json.loads(base64.urlsafe_b64decode(continue_token.encode()))["s"])
 
     def watch(
         self,

@@ -183,8 +183,8 @@ class Store:
         raw = json.dumps({"s": snapshot_id, "o": offset, "rv": resource_version}, separators=(",", ":"))
         return base64.urlsafe_b64encode(raw.encode()).decode()
 
-    def resolve_continue(self, token: str) -> tuple[ListSnapshot, int]:
-        """The snapshot and offset a continue token points at; 410 when the snapshot is gone."""
+    def resolve_continue(self, token: str) -> tuple[str, ListSnapshot, int]:
+        """The snapshot (id and content) and offset a continue token points at; 410 when it is gone."""
         try:
             decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
             snapshot_id, offset = str(decoded["s"]), int(decoded["o"])
@@ -197,4 +197,4 @@ class Store:
                 "You can start a new list without the continue parameter."
             )
         self._snapshots.move_to_end(snapshot_id)
-        return snapshot, offset
+        return snapshot_id, snapshot, offset
