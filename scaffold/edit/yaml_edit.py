@@ -23,6 +23,33 @@ def _yaml() -> Any:
     return yaml
 
 
+def _append_keeping_trailing_comments(seq: Any, value: str) -> None:
+    """Append to a ruamel sequence so that comment lines after its last item stay after the new last item.
+
+    ruamel stores "end-of-line comment of the last item + every comment line below it" as one token on that item.
+    The end-of-line part stays with the old item; the lines below move to the new one.
+    """
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    last = len(seq) - 1
+    entry = seq.ca.items.get(last) if last >= 0 else None
+    token = entry[0] if entry else None
+    seq.append(value)
+    if token is None or not isinstance(token.value, str):
+        return
+    text = token.value
+    if text.startswith("#"):  # an end-of-line comment first: keep it on the old item
+        eol, _, below = text.partition("\n")
+        entry[0] = CommentToken(eol + "\n", token.start_mark, None)
+        if not below:
+            return
+        text = "\n" + below
+    else:
+        del seq.ca.items[last]
+    seq.ca.items[last + 1] = [CommentToken(text, CommentMark(0), None), None, None, None]
+
+
 def append_unique(text: str, key: str, values: list[str], *, source: str) -> str:
     """Return `text` with each of `values` appended to the top-level list `key` unless already there."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -46,10 +73,7 @@ def append_unique(text: str, key: str, values: list[str], *, source: str) -> str
     for value in values:
         if value in seq:
             continue
-        trailing = seq.ca.items.pop(len(seq) - 1, None) if len(seq) else None
-        seq.append(value)
-        if trailing is not None:
-            seq.ca.items[len(seq) - 1] = trailing
+        _append_keeping_trailing_comments(seq, value)
         changed = True
     if not changed:
         return text

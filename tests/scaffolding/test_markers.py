@@ -1,0 +1,133 @@
+"""The marker grammar (controller-tools'), the registry, and reading markers from Python comments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scaffold.manifests.errors import MarkerError, SourceLocation
+from scaffold.manifests.markers.comments import read_module_docs
+from scaffold.manifests.markers.parser import parse_marker
+from scaffold.manifests.markers.registry import MARKERS, REGISTRY, Target
+
+HERE = SourceLocation("types.py", 7)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "value"),
+    [
+        ("kubebuilder:validation:Minimum=0", "kubebuilder:validation:Minimum", 0),
+        ("kubebuilder:validation:Minimum=-0.5", "kubebuilder:validation:Minimum", -0.5),
+        ("kubebuilder:validation:Enum=A;B;\"c d\"", "kubebuilder:validation:Enum", ["A", "B", "c d"]),
+        ("kubebuilder:validation:Enum=1;2;\"foo\"", "kubebuilder:validation:Enum", [1, 2, "foo"]),
+        ("kubebuilder:validation:Enum={Allow,Forbid}", "kubebuilder:validation:Enum", ["Allow", "Forbid"]),
+        ("kubebuilder:validation:Pattern=`^[a-z]+,[0-9]$`", "kubebuilder:validation:Pattern", "^[a-z]+,[0-9]$"),
+        ("kubebuilder:validation:Pattern=\"^a\\\\.b$\"", "kubebuilder:validation:Pattern", "^a\\.b$"),
+        ("kubebuilder:subresource:status", "kubebuilder:subresource:status", True),
+        ("kubebuilder:default={a: 1, b: \"x\"}", "kubebuilder:default", {"a": 1, "b": "x"}),
+        ("kubebuilder:default={}", "kubebuilder:default", {}),
+        ("kubebuilder:default={a,b}", "kubebuilder:default", ["a", "b"]),
+        ("kubebuilder:default=forty-two", "kubebuilder:default", "forty-two"),
+        ("default=\"x\"", "default", "x"),
+        ("k8s:listType=map", "listType", "map"),
+        ("optional", "optional", True),
+        ("kubebuilder:object:root=true", "kubebuilder:object:root", True),
+    ],
+)
+def test_values(text: str, name: str, value: object) -> None:
+    marker = parse_marker(text, HERE)
+    assert marker is not None
+    assert (marker.name, marker.value) == (name, value)
+
+
+def test_named_arguments_with_quotes_commas_and_lists() -> None:
+    marker = parse_marker(
+        'kubebuilder:validation:XValidation:rule="self.a <= self.b",message="a, then b",reason=FieldValueInvalid',
+        HERE,
+    )
+    assert marker is not None
+    assert marker.value["rule"] == "self.a <= self.b"
+    assert marker.value["message"] == "a, then b"
+    assert marker.value["reason"] == "FieldValueInvalid"
+    resource = parse_marker("kubebuilder:resource:scope=Cluster,shortName=cap;ca,categories={all,fleet}", HERE)
+    assert resource is not None
+    assert resource.value["shortName"] == ["cap", "ca"] and resource.value["categories"] == ["all", "fleet"]
+
+
+def test_items_markers_apply_to_list_items() -> None:
+    marker = parse_marker("kubebuilder:validation:items:MaxLength=5", HERE)
+    assert marker is not None and marker.items and marker.name == "kubebuilder:validation:MaxLength"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("kubebuilder:validation:Minimun=0", "unknown marker +kubebuilder:validation:Minimun; did you mean "
+         "+kubebuilder:validation:Minimum?"),
+        ("kubebuilder:subresource:stats", "did you mean +kubebuilder:subresource:status?"),
+        ("kubebuilder:validation:Minimum=abc", "expected a number, found 'abc'"),
+        ("kubebuilder:validation:MaxLength=1.5", "expected an integer, found '1.5'"),
+        ("kubebuilder:printcolumn:name=Age", "missing argument(s) type, JSONPath"),
+        ("kubebuilder:printcolumn:name=Age,type=date,JSONPath=.x,colour=red", "unknown argument 'colour'"),
+        ("kubebuilder:validation:Pattern=`^a", "unterminated backtick string"),
+        ("kubebuilder:subresource:status=maybe", "takes no value"),
+    ],
+)
+def test_errors_name_location_and_problem(text: str, message: str) -> None:
+    with pytest.raises(MarkerError) as error:
+        parse_marker(text, HERE)
+    assert str(error.value).startswith("types.py:7: ")
+    assert message in str(error.value)
+
+
+def test_foreign_markers_are_ignored() -> None:
+    for text in ("genclient", "k8s:deepcopy-gen=package", "kubebuilder:scaffold:builder", "some:other=1"):
+        assert parse_marker(text, HERE) is None
+
+
+def test_registry_is_one_consistent_table() -> None:
+    names = [d.name for d in MARKERS]
+    assert len(names) == len(set(names))
+    for definition in MARKERS:
+        assert definition.help
+        assert REGISTRY[definition.name] is definition
+        if definition.apply is not None:
+            assert definition.targets & (Target.TYPE | Target.FIELD)
+
+
+def test_comments_attach_to_the_class_or_field_right_below(tmp_path: Path) -> None:
+    source = tmp_path / "types.py"
+    source.write_text(
+        '# +kubebuilder:object:root=true\n'
+        '# +kubebuilder:subresource:status\n'
+        '@decorator\n'
+        'class Thing:\n'
+        '    """Thing is a thing.\n'
+        '\n'
+        '    +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".spec.size"\n'
+        '    """\n'
+        '\n'
+        '    # size is the size.\n'
+        '    #\n'
+        '    # It has two paragraphs.\n'
+        '    # +kubebuilder:validation:Minimum=1\n'
+        '    size: int\n'
+        '\n'
+        '    # not attached: a blank line follows\n'
+        '\n'
+        '    note: str = "# +kubebuilder:validation:Minimum=1 inside a string is no marker"\n'
+        '\n'
+        '# +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n'
+    )
+    docs = read_module_docs(source)
+    thing = docs.for_class("Thing")
+    assert [m.name for m in thing.markers] == [
+        "kubebuilder:object:root", "kubebuilder:subresource:status", "kubebuilder:printcolumn"
+    ]
+    assert thing.description == "Thing is a thing."
+    size = docs.for_field("Thing", "size")
+    assert size.description == "size is the size.\n\nIt has two paragraphs."
+    assert [m.name for m in size.markers] == ["kubebuilder:validation:Minimum"]
+    assert docs.for_field("Thing", "note").markers == ()
+    assert [m.name for m in docs.all_markers][-1] == "kubebuilder:rbac"

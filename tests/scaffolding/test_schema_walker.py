@@ -1,0 +1,313 @@
+"""Models to structural schemas: markers and pydantic spellings give the same keywords, disagreements fail."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from scaffold.manifests.builtin import builtin_schema
+from scaffold.manifests.crd.assemble import root_schema
+from scaffold.manifests.crd.schema import SchemaBuilder
+from scaffold.manifests.errors import MarkerError
+
+HEADER = """
+from __future__ import annotations
+import enum
+from typing import Annotated, Any, Literal
+from pydantic import Field
+from pyop.api import Condition, GroupVersion, KubeModel, Resource
+from pyop.api.builtin_types import IntOrString, PodTemplateSpec, Quantity
+GV = GroupVersion("test.example.com", "v1")
+"""
+
+
+@pytest.fixture
+def load_module(tmp_path: Path) -> Iterator[Callable[[str], ModuleType]]:
+    names: list[str] = []
+
+    def load(body: str) -> ModuleType:
+        name = f"walker_fixture_{len(names)}"
+        path = tmp_path / f"{name}.py"
+        path.write_text(HEADER + textwrap.dedent(body))
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        names.append(name)
+        spec.loader.exec_module(module)
+        return module
+
+    yield load
+    for name in names:
+        sys.modules.pop(name, None)
+
+
+def schema_of(cls: type) -> dict[str, Any]:
+    return SchemaBuilder(builtin_schema).model_schema(cls)
+
+
+def test_python_types_map_to_schema_types(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        import datetime
+        class Color(str, enum.Enum):
+            RED = "red"
+            BLUE = "blue"
+        class Inner(KubeModel):
+            \"\"\"Inner holds one value.\"\"\"
+            value: int
+        class Spec(KubeModel):
+            flag: bool
+            count: int
+            ratio: float
+            name: str
+            blob: bytes
+            at: datetime.datetime
+            day: datetime.date
+            tags: list[str]
+            unique: set[str]
+            labels: dict[str, str]
+            inner: Inner
+            inners: list[Inner]
+            mode: Literal["a", "b"]
+            color: Color
+            port: int | str
+            maybe: int | None = None
+        """
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["flag"] == {"type": "boolean"}
+    assert props["count"] == {"type": "integer"}
+    assert props["ratio"] == {"type": "number"}
+    assert props["blob"] == {"type": "string", "format": "byte"}
+    assert props["at"] == {"type": "string", "format": "date-time"}
+    assert props["day"] == {"type": "string", "format": "date"}
+    assert props["tags"] == {"type": "array", "items": {"type": "string"}}
+    assert props["unique"] == {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}
+    assert props["labels"] == {"type": "object", "additionalProperties": {"type": "string"}}
+    assert props["inner"] == {
+        "type": "object", "description": "Inner holds one value.",
+        "properties": {"value": {"type": "integer"}}, "required": ["value"],
+    }
+    assert props["inners"]["items"]["properties"] == {"value": {"type": "integer"}}
+    assert props["mode"] == {"type": "string", "enum": ["a", "b"]}
+    assert props["color"] == {"type": "string", "enum": ["red", "blue"]}
+    assert props["port"] == {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
+    assert props["maybe"] == {"type": "integer"}  # Optional means "may be omitted", not nullable
+    assert schema_of(module.Spec)["required"] == sorted(
+        ["at", "blob", "color", "count", "day", "flag", "inner", "inners", "labels", "mode", "name", "port",
+         "ratio", "tags", "unique"]
+    )
+
+
+def test_markers_and_pydantic_spellings_give_the_same_schema(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class WithMarkers(KubeModel):
+            # replicas is how many.
+            # +kubebuilder:validation:Minimum=1
+            # +kubebuilder:validation:Maximum=10
+            replicas: int = 3
+            # +kubebuilder:validation:MinLength=1
+            # +kubebuilder:validation:MaxLength=63
+            # +kubebuilder:validation:Pattern=`^[a-z]+$`
+            name: str
+            # +kubebuilder:validation:MinItems=1
+            # +kubebuilder:validation:MaxItems=5
+            items: list[str]
+            # +kubebuilder:validation:Enum=Always;Never
+            policy: str
+            # +kubebuilder:validation:ExclusiveMinimum=true
+            # +kubebuilder:validation:Minimum=0
+            # +kubebuilder:validation:MultipleOf=2
+            step: int
+        class WithPydantic(KubeModel):
+            replicas: int = Field(3, ge=1, le=10, description="replicas is how many.")
+            name: Annotated[str, Field(min_length=1, max_length=63, pattern="^[a-z]+$")]
+            items: list[str] = Field(min_length=1, max_length=5)
+            policy: Literal["Always", "Never"]
+            step: int = Field(gt=0, multiple_of=2)
+        """
+    )
+    assert schema_of(module.WithMarkers) == schema_of(module.WithPydantic)
+    replicas = schema_of(module.WithPydantic)["properties"]["replicas"]
+    assert replicas == {"type": "integer", "minimum": 1, "maximum": 10, "default": 3, "description": "replicas is how many."}
+
+
+def test_marker_that_disagrees_with_field_constraint_fails(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Spec(KubeModel):
+            # +kubebuilder:validation:Minimum=5
+            replicas: int = Field(1, ge=0)
+        """
+    )
+    with pytest.raises(MarkerError) as error:
+        schema_of(module.Spec)
+    message = str(error.value)
+    assert ":8:" in message or "walker_fixture" in message
+    assert "+kubebuilder:validation:Minimum=5 disagrees with Field(ge=0)" in message
+
+
+def test_requiredness_rules(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Spec(KubeModel):
+            plain: str
+            defaulted: str = "x"
+            optional_none: str | None = None
+            # +optional
+            marked_optional: str
+            # +required
+            marked_required: str | None = None
+            # +kubebuilder:validation:Required
+            kb_required: int = 0
+        """
+    )
+    schema = schema_of(module.Spec)
+    assert schema["required"] == ["kbRequired", "markedRequired", "plain"]
+    assert schema["properties"]["defaulted"]["default"] == "x"
+
+
+def test_defaults_nullable_and_nested_defaults(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Tuning(KubeModel):
+            level: int = 2
+        class Spec(KubeModel):
+            # +kubebuilder:default=forty-two
+            word: str | None = None
+            # +nullable
+            # +optional
+            maybe: str | None = None
+            tuning: Tuning = Field(default_factory=Tuning)
+            # +kubebuilder:default={a: 1}
+            extra: dict[str, int] | None = None
+        """
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["word"]["default"] == "forty-two"
+    assert props["maybe"]["nullable"] is True
+    # An omitted `tuning` gets {} so the API server applies the nested default level=2.
+    assert props["tuning"]["default"] == {}
+    assert props["tuning"]["properties"]["level"]["default"] == 2
+    assert props["extra"]["default"] == {"a": 1}
+
+
+def test_topology_and_type_level_markers(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Port(KubeModel):
+            name: str
+            port: int
+        # +structType=atomic
+        # +kubebuilder:validation:XValidation:rule="self.port > 0",message="port must be positive"
+        class Atomic(KubeModel):
+            port: int
+        class Spec(KubeModel):
+            # +listType=map
+            # +listMapKey=name
+            # +listMapKey=port
+            ports: list[Port]
+            # +kubebuilder:validation:items:MinLength=3
+            names: list[str]
+            atomic: Atomic
+            # +mapType=granular
+            labels: dict[str, str]
+            # +kubebuilder:validation:XIntOrString
+            # +kubebuilder:validation:Pattern=`^\\d+%?$`
+            size: str
+        """
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["ports"]["x-kubernetes-list-type"] == "map"
+    assert props["ports"]["x-kubernetes-list-map-keys"] == ["name", "port"]
+    assert props["names"]["items"] == {"type": "string", "minLength": 3}
+    assert props["atomic"]["x-kubernetes-map-type"] == "atomic"
+    assert props["atomic"]["x-kubernetes-validations"] == [{"rule": "self.port > 0", "message": "port must be positive"}]
+    assert props["labels"]["x-kubernetes-map-type"] == "granular"
+    assert props["size"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True, "pattern": "^\\d+%?$"
+    }
+
+
+def test_marker_on_wrong_type_names_field_and_line(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Spec(KubeModel):
+            # +kubebuilder:validation:MinLength=2
+            count: int
+        """
+    )
+    with pytest.raises(MarkerError) as error:
+        schema_of(module.Spec)
+    assert "field Spec.count" in str(error.value) and "applies to string fields, not to type integer" in str(error.value)
+    location = error.value.location
+    assert location is not None
+    lines = Path(location.file).read_text().splitlines()
+    assert lines[location.line - 1].strip() == "# +kubebuilder:validation:MinLength=2"  # points at the marker
+
+
+def test_any_needs_schemaless_or_preserve(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Spec(KubeModel):
+            # +kubebuilder:validation:Schemaless
+            free: Any = None
+            # +kubebuilder:pruning:PreserveUnknownFields
+            kept: Any = None
+            values: dict[str, Any] = Field(default_factory=dict)
+        class Bad(KubeModel):
+            loose: Any = None
+        """
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["free"] == {}
+    assert props["kept"] == {"x-kubernetes-preserve-unknown-fields": True}
+    assert props["values"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    with pytest.raises(MarkerError, match="field Bad.loose: type Any has no schema"):
+        schema_of(module.Bad)
+
+
+def test_unions_and_recursion_are_refused(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Mixed(KubeModel):
+            value: int | bool
+        class Node(KubeModel):
+            children: list[Node] = Field(default_factory=list)
+        """
+    )
+    with pytest.raises(MarkerError, match="union of int, bool is not a structural schema"):
+        schema_of(module.Mixed)
+    module.Node.model_rebuild()
+    with pytest.raises(MarkerError, match="refers to itself"):
+        schema_of(module.Node)
+
+
+def test_embedded_builtin_types(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Spec(KubeModel):
+            template: PodTemplateSpec
+            size: Quantity
+            port: IntOrString
+            conditions: list[Condition] = Field(default_factory=list)
+        class Thing(Resource, group_version=GV):
+            spec: Spec
+        """
+    )
+    schema = root_schema(module.Thing, SchemaBuilder(builtin_schema))
+    props = schema["properties"]["spec"]["properties"]
+    assert props["template"]["type"] == "object" and "spec" in props["template"]["properties"]
+    assert props["size"]["x-kubernetes-int-or-string"] is True and "pattern" in props["size"]
+    assert props["conditions"]["items"]["required"] == ["lastTransitionTime", "message", "reason", "status", "type"]
+    assert schema["properties"]["metadata"] == {"type": "object"}
+    assert schema["required"] == ["spec"]
