@@ -44,6 +44,15 @@ except ImportError:  # pragma: no cover - exercised only in stripped-down instal
     _CELParseError = Exception
 
 
+def _drop_transpiler_internal_errors(record: logging.LogRecord) -> bool:
+    # CompiledRunner logs every evaluation error (a missing key, say) at ERROR level before
+    # raising it; for CEL that is ordinary control flow, reported to the client as a field error.
+    return not str(record.msg).startswith("Internal error")
+
+
+logging.getLogger("celpy.Transpiler").addFilter(_drop_transpiler_internal_errors)
+
+
 def available() -> bool:
     """Whether CEL rules can be parsed and evaluated in this installation."""
     return _celpy is not None
@@ -117,13 +126,22 @@ def parse_tree(expression: str) -> Any:
 
 @lru_cache(maxsize=2048)
 def _program(expression: str) -> Any:
+    """A runnable program, built once per rule text.
+
+    celpy's CompiledRunner (transpiled to Python) evaluates about four times faster than the
+    tree interpreter, which matters because the test API server runs rules on every write.
+    """
     if _celpy is None:
         return None
-    try:
-        environment = _celpy.Environment()
-        return environment.program(environment.compile(expression))
-    except Exception:  # noqa: BLE001 - includes unsupported optional syntax
-        return None
+    for runner in (getattr(_celpy, "CompiledRunner", None), _celpy.InterpretedRunner):
+        if runner is None:
+            continue
+        try:
+            environment = _celpy.Environment(runner_class=runner)
+            return environment.program(environment.compile(expression))
+        except Exception:  # noqa: BLE001, S112 - includes unsupported optional syntax; try the next runner
+            continue
+    return None
 
 
 def to_cel(value: Any, schema: Any, resource_root: bool = False) -> Any:
@@ -201,6 +219,8 @@ def _runtime_error_detail(expression: str, error: Any) -> str | None:
     and for a function it does not implement ("undeclared reference"); only the first counts.
     """
     arguments: tuple[Any, ...] = tuple(getattr(error, "args", ()))
+    if len(arguments) > 2 and arguments[1] is _celpy.CELEvalError and isinstance(arguments[2], tuple):
+        arguments = arguments[2]  # CompiledRunner wraps the real error: ("evaluation error", CELEvalError, args)
     message = str(arguments[0]) if arguments else str(error)
     cause = arguments[1] if len(arguments) > 1 else None
     if "no such member in mapping" in message or message == "no such key":
