@@ -40,6 +40,9 @@ def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None
         obj.setdefault("spec", {}).setdefault("replicas", 1)
     elif key == "services":
         obj["status"] = {"loadBalancer": {}}
+        obj.setdefault("spec", {}).setdefault("type", "ClusterIP")
+    elif key == "secrets":
+        obj.setdefault("type", "Opaque")
     fold_secret_string_data(resource_type, obj)
 
 

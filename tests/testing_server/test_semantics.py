@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import aiohttp
+
 from pyop.testing import TestAPIServer
 from testing_server.helpers import CM, DEPLOY, Api, configmap, deployment
 
@@ -226,3 +230,17 @@ async def test_subject_access_review_allows_the_server_user(server: TestAPIServe
     sar["spec"] = {"user": "system:anonymous", "groups": [], "nonResourceAttributes": {"path": "/metrics"}}
     status, denied = await api.post("/apis/authorization.k8s.io/v1/subjectaccessreviews", sar)
     assert denied["status"]["allowed"] is False
+
+
+async def test_timestamps_come_from_the_injected_clock() -> None:
+    moments = iter(datetime(2030, 1, 1, 0, 0, second, tzinfo=UTC) for second in range(60))
+    async with TestAPIServer(clock=lambda: next(moments)) as server:
+        headers = {"Authorization": f"Bearer {server.token}"}
+        async with aiohttp.ClientSession(base_url=server.url, headers=headers) as session:
+            api = Api(session)
+            body = configmap("a")
+            body["metadata"]["finalizers"] = ["example.com/hold"]
+            created = await api.create_ok(CM, body)
+            status, marked = await api.delete(f"{CM}/a")
+    assert created["metadata"]["creationTimestamp"].startswith("2030-01-01T00:00:")
+    assert marked["metadata"]["deletionTimestamp"] > created["metadata"]["creationTimestamp"]
