@@ -57,7 +57,7 @@ async def test_stalled_watch_stays_open_and_sends_nothing(server: TestAPIServer,
 async def test_delay_holds_matching_requests_back(server: TestAPIServer, api: Api) -> None:
     await api.create_ok(CM, configmap("slow"))
     await api.create_ok(CM, configmap("fast"))
-    server.faults.delay(0.5, method="GET", path_regex="/slow$", times=1)
+    server.faults.delay(1.0, method="GET", path_regex="/slow$", times=1)
     finished: list[str] = []
 
     async def fetch(name: str) -> None:
