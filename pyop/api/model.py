@@ -19,15 +19,12 @@ class KubeModel(BaseModel):
     """A part of a Kubernetes object: camelCase aliases on the wire, Python names in code.
 
     Unknown fields are ignored when reading, because the API server prunes fields the CRD does not declare and a
-    newer server may send fields an older operator does not know.
+    newer server may send fields an older operator does not know. Attribute docstrings document fields in the
+    CRD, but `pyop make manifests` reads them from the source; pydantic's `use_attribute_docstrings` would parse
+    every model's source at import time, in every operator start-up.
     """
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="ignore",
-        use_attribute_docstrings=True,
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     def to_dict(self) -> dict[str, Any]:
         """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""

@@ -9,6 +9,7 @@ markers too, so a class may carry its markers in its docstring.
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import tokenize
 from contextvars import ContextVar
@@ -120,10 +121,23 @@ def _walk(body: list[ast.stmt], prefix: str, comments: dict[int, str], path: str
             description=inside.description or above.description,
             line=node.lineno,
         )
-        for statement in node.body:
+        for index, statement in enumerate(node.body):
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                docs.fields[(qualname, statement.target.id)] = _block_above(statement.lineno, comments, path)
+                block = _block_above(statement.lineno, comments, path)
+                docstring = _attribute_docstring(node.body[index + 1 : index + 2])
+                if docstring and not block.description:
+                    block = DocBlock(block.markers, docstring, block.line)
+                docs.fields[(qualname, statement.target.id)] = block
         _walk(node.body, qualname + ".", comments, path, docs)
+
+
+def _attribute_docstring(following: list[ast.stmt]) -> str:
+    """A string literal right after a field documents it (PEP 257's attribute docstring)."""
+    if following and isinstance(following[0], ast.Expr) and isinstance(following[0].value, ast.Constant):
+        value = following[0].value.value
+        if isinstance(value, str):
+            return inspect.cleandoc(value)
+    return ""
 
 
 def _block_above(line: int, comments: dict[int, str], path: str) -> DocBlock:

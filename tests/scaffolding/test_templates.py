@@ -1,0 +1,48 @@
+"""pyop's in-memory renderer gives exactly what cookiecutter itself renders from the same templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scaffold.render.templates import render_template, template_dir
+
+CONTEXTS = {
+    "init": [
+        {"project_name": "fleet", "package": "fleet", "namespaced": True, "multigroup": True,
+         "license_header": "# Copyright X.\n\n"},
+        {"project_name": "fleet", "package": "fleet", "namespaced": False, "multigroup": False},
+    ],
+    "api": [
+        {"kind": "Frigate", "plural": "frigates", "namespaced": False, "custom_plural": False},
+        {"kind": "Admiral", "plural": "admirales", "namespaced": True, "custom_plural": True},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "context"), [(name, ctx) for name, contexts in CONTEXTS.items() for ctx in contexts]
+)
+def test_renderer_matches_cookiecutter(tmp_path: Path, name: str, context: dict[str, object]) -> None:
+    from cookiecutter.main import cookiecutter
+
+    rendered_dir = Path(
+        cookiecutter(
+            str(template_dir(name)),
+            no_input=True,
+            extra_context=context,
+            output_dir=str(tmp_path / "out"),
+            default_config={"replay_dir": str(tmp_path / "replay"), "cookiecutters_dir": str(tmp_path / "cc")},
+            accept_hooks=False,
+        )
+    )
+    expected = {
+        p.relative_to(rendered_dir).as_posix(): p.read_bytes() for p in sorted(rendered_dir.rglob("*")) if p.is_file()
+    }
+    assert render_template(name, context) == expected
+
+
+def test_unknown_variables_are_refused() -> None:
+    with pytest.raises(KeyError, match="no variables"):
+        render_template("api", {"colour": "red"})
