@@ -39,7 +39,7 @@ def _append_keeping_trailing_comments(seq: Any, value: str) -> None:
     if token is None or not isinstance(token.value, str):
         return
     text = token.value
-    if text.startswith("#"):  # an end-of-line comment first: keep it on the old item
+    if text.startswith("#") and entry is not None:  # an end-of-line comment first: keep it on the old item
         eol, _, below = text.partition("\n")
         entry[0] = CommentToken(eol + "\n", token.start_mark, None)
         if not below:

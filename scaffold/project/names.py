@@ -63,7 +63,8 @@ def validate_kind(kind: str) -> str:
 def validate_plural(plural: str) -> str:
     if not _DNS1035_LABEL.match(plural) or len(plural) > 63:
         raise UsageError(
-            f"invalid plural {plural!r}: must be a lower-case DNS-1035 label (letters, digits, '-'; starting with a letter)"
+            f"invalid plural {plural!r}: must be a lower-case DNS-1035 label "
+            "(letters, digits and '-', starting with a letter)"
         )
     return plural
 

@@ -21,11 +21,29 @@ from scaffold.render.changeset import Action, ChangeSet, IfExists
 @pytest.mark.parametrize(
     ("kind", "plural"),
     [
-        ("Captain", "captains"), ("Policy", "policies"), ("Gateway", "gateways"), ("Status", "statuses"),
-        ("Box", "boxes"), ("Class", "classes"), ("Person", "people"), ("Child", "children"), ("Index", "indices"),
-        ("Leaf", "leaves"), ("Knife", "knives"), ("Sheep", "sheep"), ("Analysis", "analyses"), ("Proxy", "proxies"),
-        ("CronJob", "cronjobs"), ("Ingress", "ingresses"), ("Chief", "chiefs"), ("Mouse", "mice"), ("Quiz", "quizzes"),
-        ("Potato", "potatoes"), ("Photo", "photos"), ("Salesperson", "salespeople"), ("Endpoints", "endpoints"),
+        ("Captain", "captains"),
+        ("Policy", "policies"),
+        ("Gateway", "gateways"),
+        ("Status", "statuses"),
+        ("Box", "boxes"),
+        ("Class", "classes"),
+        ("Person", "people"),
+        ("Child", "children"),
+        ("Index", "indices"),
+        ("Leaf", "leaves"),
+        ("Knife", "knives"),
+        ("Sheep", "sheep"),
+        ("Analysis", "analyses"),
+        ("Proxy", "proxies"),
+        ("CronJob", "cronjobs"),
+        ("Ingress", "ingresses"),
+        ("Chief", "chiefs"),
+        ("Mouse", "mice"),
+        ("Quiz", "quizzes"),
+        ("Potato", "potatoes"),
+        ("Photo", "photos"),
+        ("Salesperson", "salespeople"),
+        ("Endpoints", "endpoints"),
     ],
 )
 def test_default_plural(kind: str, plural: str) -> None:
@@ -34,7 +52,10 @@ def test_default_plural(kind: str, plural: str) -> None:
 
 def test_snake_case() -> None:
     assert [snake_case(k) for k in ("FirstMate", "Captain", "HTTPRoute", "V1Thing")] == [
-        "first_mate", "captain", "http_route", "v1_thing"
+        "first_mate",
+        "captain",
+        "http_route",
+        "v1_thing",
     ]
 
 
@@ -99,7 +120,9 @@ def test_yaml_append_keeps_comments_and_marker_at_the_end() -> None:
         "resources:\n- a.yaml\n- b.yaml\n# +kubebuilder:scaffold:x\n"
     )
     eol_only = "resources:\n- a.yaml  # mine\n"
-    assert append_unique(eol_only, "resources", ["b.yaml"], source="k.yaml") == "resources:\n- a.yaml  # mine\n- b.yaml\n"
+    assert (
+        append_unique(eol_only, "resources", ["b.yaml"], source="k.yaml") == "resources:\n- a.yaml  # mine\n- b.yaml\n"
+    )
     assert append_unique(once, "resources", ["b.yaml", "a.yaml"], source="k.yaml") == once
     with pytest.raises(ProjectError, match="k.yaml: not valid YAML"):
         append_unique("resources: [\n", "resources", ["x"], source="k.yaml")
@@ -127,7 +150,7 @@ def test_rbac_rules_are_merged_deduplicated_and_sorted() -> None:
         "kubebuilder:rbac:groups=core,resources=pods,verbs=*;get",
         "kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch",
         "kubebuilder:rbac:urls=/metrics,verbs=get",
-        "kubebuilder:rbac:groups=\"\",resources=configmaps,verbs=get,namespace=infra",
+        'kubebuilder:rbac:groups="",resources=configmaps,verbs=get,namespace=infra',
     )
     roles = build_roles(markers, namespaced_project=False)
     assert [(r["kind"], r["metadata"].get("namespace"), r["metadata"]["name"]) for r in roles] == [

@@ -25,10 +25,17 @@ def test_namespaced_project_builds_with_roles(tmp_path: Path, pyop, kubectl: str
     by_name = {(d["kind"], d["metadata"]["name"]): d for d in documents}
     role = by_name[("Role", "ns-operator-manager-role")]
     assert role["metadata"]["namespace"] == "ns-operator-system"
-    assert {"apiGroups": ["crew.example.com"], "resources": ["captains"],
-            "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]} in role["rules"]
+    assert {
+        "apiGroups": ["crew.example.com"],
+        "resources": ["captains"],
+        "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"],
+    } in role["rules"]
     binding = by_name[("RoleBinding", "ns-operator-manager-rolebinding")]
-    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "ns-operator-manager-role"}
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "name": "ns-operator-manager-role",
+    }
     assert ("ClusterRole", "ns-operator-manager-role") not in by_name
     deployment = by_name[("Deployment", "ns-operator-controller-manager")]
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]

@@ -10,8 +10,13 @@ from scaffold.render.templates import render_template, template_dir
 
 CONTEXTS = {
     "init": [
-        {"project_name": "fleet", "package": "fleet", "namespaced": True, "multigroup": True,
-         "license_header": "# Copyright X.\n\n"},
+        {
+            "project_name": "fleet",
+            "package": "fleet",
+            "namespaced": True,
+            "multigroup": True,
+            "license_header": "# Copyright X.\n\n",
+        },
         {"project_name": "fleet", "package": "fleet", "namespaced": False, "multigroup": False},
     ],
     "api": [
@@ -21,9 +26,7 @@ CONTEXTS = {
 }
 
 
-@pytest.mark.parametrize(
-    ("name", "context"), [(name, ctx) for name, contexts in CONTEXTS.items() for ctx in contexts]
-)
+@pytest.mark.parametrize(("name", "context"), [(name, ctx) for name, contexts in CONTEXTS.items() for ctx in contexts])
 def test_renderer_matches_cookiecutter(tmp_path: Path, name: str, context: dict[str, object]) -> None:
     from cookiecutter.main import cookiecutter
 

@@ -125,7 +125,7 @@ def _read_list(scanner: Scanner, arg_type: ArgType, stops: str) -> list[Any]:
     scanner.skip_spaces()
     if scanner.peek() == "{":
         scanner.pos += 1
-        items = []
+        items: list[Any] = []
         while True:
             scanner.skip_spaces()
             if scanner.peek() == "}":
