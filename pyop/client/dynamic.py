@@ -110,9 +110,7 @@ class DynamicClient:
         *,
         subresource: str | None = None,
     ) -> dict[str, Any]:
-        result: dict[str, Any] = await self.transport.request(
-            "GET", resource.path(namespace, name, subresource)
-        )
+        result: dict[str, Any] = await self.transport.request("GET", resource.path(namespace, name, subresource))
         return result
 
     async def list(
@@ -210,13 +208,9 @@ class DynamicClient:
         except GoneError:
             if first is None:
                 raise
-            return await self.list(
-                resource, namespace, label_selector=label_selector, field_selector=field_selector
-            )
+            return await self.list(resource, namespace, label_selector=label_selector, field_selector=field_selector)
         assert first is not None
-        return ObjectList(
-            items=items, resource_version=first.resource_version, raw_metadata=first.raw_metadata
-        )
+        return ObjectList(items=items, resource_version=first.resource_version, raw_metadata=first.raw_metadata)
 
     async def iterate(
         self,
@@ -372,9 +366,7 @@ class DynamicClient:
         options = _delete_options(propagation_policy, None, None, False)
         await self.transport.request("DELETE", resource.path(namespace), params=params, body=options or None)
 
-    async def get_status(
-        self, resource: APIResource, name: str, namespace: str | None = None
-    ) -> dict[str, Any]:
+    async def get_status(self, resource: APIResource, name: str, namespace: str | None = None) -> dict[str, Any]:
         return await self.get(resource, name, namespace, subresource="status")
 
     async def update_status(
@@ -423,9 +415,7 @@ class DynamicClient:
             resource, obj, namespace, field_manager=field_manager, force=force, subresource="status"
         )
 
-    async def get_scale(
-        self, resource: APIResource, name: str, namespace: str | None = None
-    ) -> dict[str, Any]:
+    async def get_scale(self, resource: APIResource, name: str, namespace: str | None = None) -> dict[str, Any]:
         """The `autoscaling/v1` Scale of an object (spec.replicas, status.replicas, status.selector)."""
         return await self.get(resource, name, namespace, subresource="scale")
 
@@ -442,9 +432,7 @@ class DynamicClient:
     async def patch_scale(
         self, resource: APIResource, name: str, replicas: int, namespace: str | None = None
     ) -> dict[str, Any]:
-        return await self.patch(
-            resource, name, {"spec": {"replicas": replicas}}, namespace, subresource="scale"
-        )
+        return await self.patch(resource, name, {"spec": {"replicas": replicas}}, namespace, subresource="scale")
 
     async def watch(
         self,

@@ -109,9 +109,7 @@ async def load_config(
     a kubeconfig context (default: the file's current-context); it is an error with in-cluster configuration.
     """
     if kubeconfig is not None:
-        return await _load_kubeconfig(
-            kubeconfig if isinstance(kubeconfig, dict) else os.fspath(kubeconfig), context
-        )
+        return await _load_kubeconfig(kubeconfig if isinstance(kubeconfig, dict) else os.fspath(kubeconfig), context)
     env_paths = os.environ.get("KUBECONFIG")
     if env_paths:
         return await _load_kubeconfig(env_paths, context)
@@ -155,17 +153,13 @@ async def _load_kubeconfig(source: str | dict[str, Any], context: str | None) ->
     configuration = Configuration()
     try:
         if isinstance(source, dict):
-            loader = await load_kube_config_from_dict(
-                source, context=context, client_configuration=configuration
-            )
+            loader = await load_kube_config_from_dict(source, context=context, client_configuration=configuration)
         else:
             loader = await load_kube_config(
                 config_file=source, context=context, client_configuration=configuration, persist_config=False
             )
     except (ConfigException, AssertionError, KeyError, TypeError, AttributeError, OSError) as error:
-        raise ConfigError(
-            f"kubeconfig {_describe(source)} context {context or '<current>'}: {error!r}"
-        ) from error
+        raise ConfigError(f"kubeconfig {_describe(source)} context {context or '<current>'}: {error!r}") from error
     current = loader.current_context or {}
     namespace = (current.get("context") or {}).get("namespace") or "default"
     return ClientConfig(

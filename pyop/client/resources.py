@@ -51,9 +51,7 @@ class APIResource:
         """`/api/v1` for the core group, `/apis/<group>/<version>` otherwise."""
         return f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
 
-    def path(
-        self, namespace: str | None = None, name: str | None = None, subresource: str | None = None
-    ) -> str:
+    def path(self, namespace: str | None = None, name: str | None = None, subresource: str | None = None) -> str:
         """The URL path of the collection (no name) or of one object, optionally of a subresource.
 
         `namespace=None` on a namespaced resource addresses all namespaces (list and watch only).
@@ -119,9 +117,7 @@ BUILTIN: dict[str, APIResource] = {
         _builtin("rbac.authorization.k8s.io/v1", "Role", "roles"),
         _builtin("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings"),
         _builtin("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False),
-        _builtin(
-            "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False
-        ),
+        _builtin("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False),
         _builtin("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False),
         _builtin("autoscaling/v1", "Scale", "scale"),
     )

@@ -136,9 +136,7 @@ class Transport:
         No read timeout: a watch may legitimately be quiet; the caller decides when silence means a stall.
         Errors before the stream starts are raised as `ApiError`/`ApiConnectionError` like `request`.
         """
-        timeout = aiohttp.ClientTimeout(
-            total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout
-        )
+        timeout = aiohttp.ClientTimeout(total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout)
         attempt = 0
         refreshed = False
         while True:

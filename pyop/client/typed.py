@@ -155,15 +155,11 @@ class Client:
             yield model.model_validate(item)
 
     async def create(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
-        data = await self.dynamic.create(
-            _resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager
-        )
+        data = await self.dynamic.create(_resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager)
         return type(obj).model_validate(data)
 
     async def update(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
-        data = await self.dynamic.update(
-            _resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager
-        )
+        data = await self.dynamic.update(_resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager)
         return type(obj).model_validate(data)
 
     async def patch(

@@ -26,8 +26,10 @@ from pyop.informers.store import (
     NAMESPACE_INDEX,
     DeletedFinalStateUnknown,
     Indexer,
+    StringInterner,
     object_key,
     split_key,
+    strip_managed_fields,
 )
 
 __all__ = [
@@ -45,9 +47,11 @@ __all__ = [
     "ReflectorStats",
     "ResourceEventHandler",
     "SharedInformerFactory",
+    "StringInterner",
     "deletion_handling_key",
     "enqueue_keys",
     "filtered",
     "object_key",
     "split_key",
+    "strip_managed_fields",
 ]

@@ -30,6 +30,7 @@ from pyop.informers.store import (
     Indexer,
     IndexFunc,
     RawObject,
+    StringInterner,
     object_key,
     resource_version,
 )
@@ -49,6 +50,9 @@ class Informer:
 
     `namespaces=None` watches all namespaces (or a cluster-scoped resource); a list restricts the informer to
     those namespaces. `stall_timeout`, `min_watch_timeout`, `backoff` and `sleep` tune or fake the reflectors.
+    `transform` rewrites each object before it is cached (client-go's `SetTransform`), e.g.
+    `strip_managed_fields` to save the memory of `metadata.managedFields`, which controllers rarely read.
+    `intern_strings` shares equal keys and short values between cached objects (`StringInterner`).
     """
 
     def __init__(
@@ -66,8 +70,12 @@ class Informer:
         stall_timeout: float = 90.0,
         backoff: Callable[[], Backoff] = Backoff,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        transform: Callable[[RawObject], RawObject] | None = None,
+        intern_strings: bool = True,
     ) -> None:
         self.client = client
+        self.transform = transform
+        self._intern = StringInterner() if intern_strings else None
         self.resource = resource
         self.namespaces: tuple[str, ...] | None = (
             tuple(dict.fromkeys(namespaces)) if namespaces and resource.namespaced else None
@@ -147,9 +155,7 @@ class Informer:
         for reflector in self.reflectors:
             self._tasks.append(asyncio.create_task(reflector.run(), name=f"reflector {reflector.name}"))
         if self.resync_period:
-            self._tasks.append(
-                asyncio.create_task(self._resync_loop(), name=f"resync {self.resource.plural}")
-            )
+            self._tasks.append(asyncio.create_task(self._resync_loop(), name=f"resync {self.resource.plural}"))
 
     async def wait_for_sync(self, timeout: float | None = None) -> bool:
         """Wait until `has_synced`; False if `timeout` passed first."""
@@ -181,6 +187,7 @@ class Informer:
     def replace(self, items: list[RawObject], resource_version_: str, namespace: str | None) -> None:
         """Swap in a complete list and emit the difference to the cache's previous content."""
         store = self.store
+        items = [self._prepare(obj) for obj in items]
         fresh: dict[str, RawObject] = {object_key(obj): obj for obj in items}
         for key in store.keys_in_namespace(namespace) - fresh.keys():
             old = store.pop(key)
@@ -194,7 +201,7 @@ class Informer:
                 self._dispatch_update(old, obj)
 
     def apply_event(self, event: WatchEvent[RawObject]) -> None:
-        obj = event.object
+        obj = self._prepare(event.object)
         key = object_key(obj)
         if event.type is EventType.DELETED:
             if self.store.pop(key) is not None:
@@ -205,6 +212,11 @@ class Informer:
             self._dispatch_add(obj)
         elif resource_version(old) != event.resource_version or not event.resource_version:
             self._dispatch_update(old, obj)
+
+    def _prepare(self, obj: RawObject) -> RawObject:
+        if self.transform is not None:
+            obj = self.transform(obj)
+        return obj if self._intern is None else self._intern(obj)
 
     # dispatch
 

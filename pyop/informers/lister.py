@@ -30,9 +30,7 @@ class Lister(Generic[M]):
         raw = self._store.get(name, namespace)
         return None if raw is None else self.model.model_validate(raw)
 
-    def list(
-        self, namespace: str | None = None, label_selector: LabelSelectorInput = None
-    ) -> builtins.list[M]:
+    def list(self, namespace: str | None = None, label_selector: LabelSelectorInput = None) -> builtins.list[M]:
         """Objects in `namespace` (all when None) matching `label_selector`, sorted by namespace/name."""
         validate = self.model.model_validate
         return [validate(raw) for raw in self.list_raw(namespace, label_selector)]

@@ -99,8 +99,12 @@ class Reflector:
         return f"{self.resource.plural}.{self.resource.group or 'core'}{where}"
 
     async def run(self) -> None:
-        """List and watch until cancelled; never returns otherwise."""
-        need_list = True
+        """List and watch until cancelled; never returns otherwise.
+
+        A reflector run again after a stop resumes watching from its last resourceVersion (a 410 then still
+        leads to a relist), so restarting an informer does not reload the whole cache.
+        """
+        need_list = not (self.synced.is_set() and self.resource_version)
         expiries_in_a_row = 0
         while True:
             try:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import Widget, widget
+from client_helpers import Widget, widget
 
 from pyop.client import Client, ConfigError, load_config, load_in_cluster_config
 from pyop.testing import TestAPIServer

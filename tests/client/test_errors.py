@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import RecordingSleep, Widget, widget
+from client_helpers import RecordingSleep, Widget, widget
 
 from pyop.client import (
     AlreadyExistsError,

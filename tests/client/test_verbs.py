@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import GROUP, WIDGET_CRD, Widget, widget
+from client_helpers import GROUP, WIDGET_CRD, Widget, widget
 
 from pyop.client import (
     APIResource,
@@ -124,7 +124,7 @@ async def test_status_subresource(client: Client) -> None:
     created = await client.create(widget("w1", replicas=1))
     created.status = None
     created.spec.replicas = 9  # ignored by a status write
-    from conftest import WidgetStatus
+    from client_helpers import WidgetStatus
 
     created.status = WidgetStatus(phase="Ready", replicas=1)
     after = await client.update_status(created)

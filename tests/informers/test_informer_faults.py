@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import WIDGETS, Recorder, body, converged, eventually, make_informer
+from informer_helpers import WIDGETS, Recorder, body, converged, eventually, make_informer
 
 from pyop.client import DynamicClient
 from pyop.informers import DeletedFinalStateUnknown

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from conftest import GROUP, WIDGETS, Recorder, body, converged, eventually, fast_backoff, make_informer
+from informer_helpers import GROUP, WIDGETS, Recorder, body, converged, eventually, fast_backoff, make_informer
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyop.api import GroupVersion, Resource
