@@ -298,3 +298,26 @@ async def test_namespaced_resource_requires_a_namespace(client: Client) -> None:
         await client.create(widget("w1", namespace=""))
     with pytest.raises(ValueError):
         await client.get(Widget, "w1")
+
+
+async def test_pyop_api_resource_models_work_with_the_typed_client(client: Client) -> None:
+    from pyop.api import GroupVersion, KubeModel, ObjectMeta, Resource
+
+    class GadgetSpec(KubeModel):
+        replicas: int | None = None
+        color: str | None = None
+
+    class Gadget(Resource, group_version=GroupVersion(GROUP, "v1"), kind="Widget", plural="widgets"):
+        spec: GadgetSpec = GadgetSpec()
+
+    created = await client.create(
+        Gadget(metadata=ObjectMeta(name="g1", namespace="default"), spec=GadgetSpec(replicas=3))
+    )
+    assert created.api_version == f"{GROUP}/v1" and created.kind == "Widget"
+    assert created.metadata.uid and created.spec.replicas == 3
+    page = await client.list(Gadget, "default")
+    assert [g.metadata.name for g in page.items] == ["g1"]
+    applied = await client.apply(
+        Gadget(metadata=ObjectMeta(name="g1", namespace="default"), spec=GadgetSpec(color="teal")), field_manager="m"
+    )
+    assert (applied.spec.replicas, applied.spec.color) == (3, "teal")

@@ -10,10 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyop.api import GroupVersion, Resource
 from pyop.client import DynamicClient
 from pyop.informers import (
+    Backoff,
     DeletedFinalStateUnknown,
     Indexer,
     ObjectKey,
     SharedInformerFactory,
+    StringInterner,
     enqueue_keys,
     filtered,
 )
@@ -207,3 +209,39 @@ def test_indexer_with_custom_index_added_after_data() -> None:
     assert store.index_keys("owner", "o2") == ["x/a"]
     assert set(store.index_values("namespace")) == {"x", "y", ""}
     assert store.keys_in_namespace("x") == {"x/a"}
+
+
+async def test_restarted_informer_resumes_its_watch_without_relisting(dynamic: DynamicClient) -> None:
+    await dynamic.create(WIDGETS, body("a"))
+    recorder = Recorder()
+    informer = make_informer(dynamic)
+    informer.add_event_handler(recorder)
+    async with informer:
+        await informer.wait_for_sync(10)
+    await dynamic.create(WIDGETS, body("b"))
+    await dynamic.delete(WIDGETS, "a", "default")
+    async with informer:
+        await converged(informer, recorder, dynamic)
+    assert informer.reflectors[0].stats.lists == 1
+    assert recorder.events == [("add", "default/a"), ("add", "default/b"), ("delete", "default/a")]
+
+
+def test_backoff_grows_caps_jitters_and_resets() -> None:
+    now = [0.0]
+    backoff = Backoff(initial=1, cap=8, factor=2, jitter=0.5, reset_after=60, rng=lambda: 1.0, clock=lambda: now[0])
+    assert [backoff.next() for _ in range(5)] == [1.5, 3.0, 6.0, 12.0, 12.0]
+    now[0] = 100.0  # quiet for longer than reset_after
+    assert backoff.next() == 1.5
+
+
+def test_string_interner_shares_equal_strings_and_stays_bounded() -> None:
+    interner = StringInterner(max_values=3)
+    first = interner({"metadata": {"namespace": "".join(["team", "-a"])}, "items": ["x" * 3]})
+    second = interner({"metadata": {"namespace": "".join(["team", "-", "a"])}, "items": ["".join(["xx", "x"])]})
+    assert first == second
+    assert first["metadata"]["namespace"] is second["metadata"]["namespace"]
+    assert first["items"][0] is second["items"][0]
+    assert next(iter(first)) is next(iter(second))  # keys too
+    for i in range(10):
+        interner({"v": f"value-{i}"})
+    assert len(interner._values) <= 3
