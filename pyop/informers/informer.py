@@ -185,9 +185,8 @@ class Informer:
     # reflector sink
 
     def replace(self, items: list[RawObject], resource_version_: str, namespace: str | None) -> None:
-        """Swap in a complete list and emit the difference to the cache's previous content."""
+        """Swap in a complete list (already `prepare`d) and emit the difference to the previous content."""
         store = self.store
-        items = [self._prepare(obj) for obj in items]
         fresh: dict[str, RawObject] = {object_key(obj): obj for obj in items}
         for key in store.keys_in_namespace(namespace) - fresh.keys():
             old = store.pop(key)
@@ -201,7 +200,7 @@ class Informer:
                 self._dispatch_update(old, obj)
 
     def apply_event(self, event: WatchEvent[RawObject]) -> None:
-        obj = self._prepare(event.object)
+        obj = self.prepare(event.object)
         key = object_key(obj)
         if event.type is EventType.DELETED:
             if self.store.pop(key) is not None:
@@ -213,7 +212,8 @@ class Informer:
         elif resource_version(old) != event.resource_version or not event.resource_version:
             self._dispatch_update(old, obj)
 
-    def _prepare(self, obj: RawObject) -> RawObject:
+    def prepare(self, obj: RawObject) -> RawObject:
+        """The cached form of an object: after `transform`, with shared strings."""
         if self.transform is not None:
             obj = self.transform(obj)
         return obj if self._intern is None else self._intern(obj)

@@ -155,3 +155,22 @@ async def test_all_faults_interleaved_converge(dynamic: DynamicClient, server: T
         await converged(informer, recorder, dynamic)
         stats = informer.reflectors[0].stats
         assert stats.stalls >= 1 and stats.relists_after_gone >= 1 and stats.failures >= 1
+
+
+async def test_continue_token_expiring_mid_list_falls_back_to_a_full_list(
+    dynamic: DynamicClient, server: TestAPIServer
+) -> None:
+    for i in range(5):
+        await dynamic.create(WIDGETS, body(f"w{i}"))
+    server.faults.respond(410, method="GET", path_regex="continue=", times=1)
+    server.reset_requests()
+    recorder = Recorder()
+    informer = make_informer(dynamic, page_size=2)
+    informer.add_event_handler(recorder)
+    async with informer:
+        assert await informer.wait_for_sync(10)
+        await converged(informer, recorder, dynamic)
+    lists = [r.query for r in server.requests if r.resource == "widgets" and "watch=true" not in r.query]
+    assert lists[0].startswith("limit=2") and "continue=" in lists[1]
+    assert "limit" not in lists[2]  # the fallback: one unpaginated list
+    assert informer.reflectors[0].stats.lists == 1 and informer.reflectors[0].stats.failures == 0
