@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ class _KubeconfigAuth:
     configuration: Any
 
     async def authorization(self) -> str | None:
-        if self._uses_exec():
+        if self._uses_exec() and self._exec_credential_expired():
             await self.loader.load_from_exec_plugin()
             token = getattr(self.loader, "token", None)
             if token:
@@ -74,6 +75,15 @@ class _KubeconfigAuth:
         if isinstance(fresh.auth, _KubeconfigAuth):
             self.loader, self.configuration = fresh.auth.loader, fresh.auth.configuration
         return True
+
+    def _exec_credential_expired(self) -> bool:
+        """Whether the plugin's credential carried an expiry that has passed (no expiry: valid until a 401)."""
+        expiry = getattr(self.loader, "exec_plugin_expiry", None)
+        if not isinstance(expiry, datetime):
+            return False
+        if expiry.tzinfo is None:
+            expiry = expiry.replace(tzinfo=UTC)
+        return expiry <= datetime.now(UTC)
 
     def _uses_exec(self) -> bool:
         user = getattr(self.loader, "_user", None)

@@ -111,6 +111,27 @@ async def test_exec_credential_plugin_supplies_the_token(server: TestAPIServer, 
     assert len(lines) == 1  # the unexpired credential was reused for every request
 
 
+@pytest.mark.parametrize("expiry", ["", "2000-01-01T00:00:00Z"])
+async def test_exec_plugin_runs_again_only_when_needed(server: TestAPIServer, tmp_path: Path, expiry: str) -> None:
+    """Without an expiry the credential is kept (until a 401); with a past expiry it is renewed per request."""
+    counter = tmp_path / "count"
+    plugin = tmp_path / "plugin.py"
+    status = f"{{'token': {server.token!r}" + (f", 'expirationTimestamp': {expiry!r}}}" if expiry else "}")
+    plugin.write_text(
+        "import json, pathlib\n"
+        f"p = pathlib.Path({str(counter)!r})\n"
+        "p.write_text(str(int(p.read_text()) + 1 if p.exists() else 1))\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential',\n"
+        f"  'status': {status}}}))\n"
+    )
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable, "args": [str(plugin)]}}
+    config = await load_config(kubeconfig({"exec": (server.url, user)}, current="exec"))
+    async with Client(config) as client:
+        for _ in range(3):
+            await client.list(Widget, "default")
+    assert int(counter.read_text()) == (1 if not expiry else 4)
+
+
 async def test_exec_plugin_is_rerun_after_401(server: TestAPIServer, tmp_path: Path) -> None:
     """An exec credential revoked before its expiry: the 401 makes the client run the plugin again."""
     counter = tmp_path / "count"
