@@ -35,6 +35,7 @@ async def test_create_get_update_roundtrip_typed(client: Client) -> None:
     updated = await client.update(fetched)
     assert updated.spec.color == "blue"
     assert int(updated.metadata.resource_version or 0) > int(created.metadata.resource_version or 0)
+    assert updated.metadata.generation == 2  # a spec change bumps the generation
 
 
 async def test_update_with_stale_resource_version_conflicts(client: Client) -> None:
