@@ -165,7 +165,8 @@ _BY_CODE: dict[int, type[ApiError]] = {
     504: ServerTimeoutError,
 }
 
-_DEFAULT_REASON: dict[int, str] = {
+REASON_BY_CODE: dict[int, str] = {
+    # The Status reason kube-apiserver uses for each code; the test API server answers with the same table.
     400: "BadRequest",
     401: "Unauthorized",
     403: "Forbidden",
@@ -190,12 +191,12 @@ def error_from_status(code: int, body: Any) -> ApiError:
     """
     status = body if isinstance(body, dict) and body.get("kind") == "Status" else None
     if status is not None:
-        reason = str(status.get("reason") or _DEFAULT_REASON.get(code, "Unknown"))
+        reason = str(status.get("reason") or REASON_BY_CODE.get(code, "Unknown"))
         message = str(status.get("message") or "")
         details = status.get("details") if isinstance(status.get("details"), dict) else {}
         code = int(status.get("code") or code)
     else:
-        reason = _DEFAULT_REASON.get(code, "Unknown")
+        reason = REASON_BY_CODE.get(code, "Unknown")
         message = body if isinstance(body, str) else str(body or "")
         details = {}
     cls = _BY_REASON.get(reason)
