@@ -12,10 +12,13 @@ from pyop.api.model import (
     ResourceList,
 )
 from pyop.api.naming import default_plural, pluralize
+from pyop.api.types import Int32, Int64, SchemaFormat
 
 __all__ = [
     "Condition",
     "GroupVersion",
+    "Int32",
+    "Int64",
     "KubeModel",
     "ListMeta",
     "ObjectMeta",
@@ -23,6 +26,7 @@ __all__ = [
     "Resource",
     "ResourceInfo",
     "ResourceList",
+    "SchemaFormat",
     "default_plural",
     "pluralize",
 ]

@@ -113,13 +113,26 @@ def make_manifests(
     check: Annotated[
         bool, typer.Option(help="Also validate every sample under config/samples against its CRD.")
     ] = False,
+    max_desc_len: Annotated[
+        int | None,
+        typer.Option(
+            "--max-desc-len",
+            min=0,
+            help="Cut schema descriptions to N characters, 0 drops them (default: PROJECT manifests.maxDescLen).",
+        ),
+    ] = None,
+    header_file: Annotated[
+        Path | None,
+        typer.Option(help="Comment header for generated YAML files (default: PROJECT manifests.headerFile)."),
+    ] = None,
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Generate CRDs (config/crd/bases) and RBAC roles (config/rbac/role.yaml) from models and markers."""
     from scaffold.commands.make_manifests import ManifestOptions
     from scaffold.commands.make_manifests import make_manifests as run_make
 
-    _run(lambda: run_make(project_dir, ManifestOptions(check_samples=check)))
+    options = ManifestOptions(check_samples=check, max_description_length=max_desc_len, header_file=header_file)
+    _run(lambda: run_make(project_dir, options))
 
 
 def _run(command: object) -> None:

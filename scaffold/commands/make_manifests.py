@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scaffold.commands.report import Report
 from scaffold.edit.yaml_edit import append_unique
@@ -19,39 +21,51 @@ CRD_KUSTOMIZATION = "config/crd/kustomization.yaml"
 
 @dataclass(frozen=True)
 class ManifestOptions:
+    """Generator options; None means "as PROJECT's `manifests:` section says" (then the built-in default)."""
+
     check_samples: bool = False
     max_description_length: int | None = None
+    header_file: Path | None = None
 
 
 def make_manifests(root: Path, options: ManifestOptions) -> Report:
-    """Generate every manifest in memory, check them all, then write them (or nothing, on any problem)."""
+    """Generate every manifest in memory, check them all (and the samples, with --check), then write them, or
+    nothing at all on any problem."""
     from scaffold import __version__
     from scaffold.manifests.builtin import builtin_schema
     from scaffold.manifests.crd.assemble import CRDOptions, build_crds
     from scaffold.manifests.crd.schema import SchemaBuilder
     from scaffold.manifests.loader import imported_project, load_kinds
     from scaffold.manifests.rbac import build_roles, collect_rbac_markers
+    from scaffold.manifests.samples import check_samples
     from scaffold.manifests.yaml_output import dump_documents
 
     root = root.resolve()
     project = load_project(root)
+    settings = _settings(project)
     max_desc = options.max_description_length
     if max_desc is None:
-        max_desc = project.manifests_option("maxDescLen")
+        max_desc = _int_setting(settings, "maxDescLen")
+    if max_desc is not None and max_desc < 0:
+        raise ManifestError([f"maxDescLen must be 0 or more, not {max_desc}"])
+    header = _header(root, options.header_file, settings)
+    builder = SchemaBuilder(builtin_schema, embedded_object_meta=settings.get("generateEmbeddedObjectMeta") is True)
     with imported_project(root, project.package):
         kinds = load_kinds(root, project.package)
-        crds = build_crds(
-            kinds,
-            SchemaBuilder(builtin_schema),
-            CRDOptions(generator_version=__version__, max_description_length=max_desc),
-        )
+        crds = build_crds(kinds, builder, CRDOptions(generator_version=__version__, max_description_length=max_desc))
         roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))
     _accept(crd.obj for crd in crds)
+    notes: list[str] = []
+    if options.check_samples:
+        checked, problems = check_samples(root, [crd.obj for crd in crds])
+        if problems:
+            raise ManifestError(problems)
+        notes.append(f"checked {checked} sample(s) against their CRDs: all valid")
 
     changes = ChangeSet(root)
     for crd in crds:
-        changes.update_file(f"{CRD_DIR}/{crd.file_name}", dump_documents([crd.obj]))
-    changes.update_file(ROLE_FILE, dump_documents(roles))
+        changes.update_file(f"{CRD_DIR}/{crd.file_name}", dump_documents([crd.obj], header))
+    changes.update_file(ROLE_FILE, dump_documents(roles, header))
     kustomization = changes.read_text(CRD_KUSTOMIZATION)
     if kustomization is not None and crds:
         entries = [f"bases/{crd.file_name}" for crd in crds]
@@ -59,18 +73,55 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
             CRD_KUSTOMIZATION, append_unique(kustomization, "resources", entries, source=CRD_KUSTOMIZATION)
         )
     report = Report(files=changes.apply())
-    if options.check_samples:
-        report.notes.extend(check_samples(root, [crd.obj for crd in crds]))
+    report.notes.extend(notes)
     report.next_step = "install the CRDs with: make install" if crds else "add an API with: pyop create api"
     return report
 
 
-def _accept(crds: object) -> None:
+def _settings(project: object) -> dict[str, Any]:
+    """PROJECT's `manifests:` section (maxDescLen, headerFile, generateEmbeddedObjectMeta)."""
+    section = (getattr(project, "model_extra", None) or {}).get("manifests") or {}
+    if not isinstance(section, dict):
+        raise ManifestError([f"PROJECT: manifests must be a mapping of options, not {section!r}"])
+    known = {"maxDescLen", "headerFile", "generateEmbeddedObjectMeta"}
+    unknown = sorted(set(section) - known)
+    if unknown:
+        raise ManifestError(
+            [f"PROJECT: unknown manifests option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"]
+        )
+    return section
+
+
+def _int_setting(settings: dict[str, Any], name: str) -> int | None:
+    value = settings.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ManifestError([f"PROJECT: manifests.{name} must be an integer, not {value!r}"])
+    return value
+
+
+def _header(root: Path, flag: Path | None, settings: dict[str, Any]) -> str:
+    """The header comment of generated YAML files (controller-gen's headerFile): the file's text, `# `-prefixed
+    where a line is not a comment already."""
+    path = flag if flag is not None else settings.get("headerFile")
+    if path is None:
+        return ""
+    file = Path(path) if Path(path).is_absolute() else root / path
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError([f"header file {path}: {exc.strerror or exc}"]) from None
+    lines = [line if line.startswith("#") else (f"# {line}" if line else "#") for line in text.rstrip().splitlines()]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _accept(crds: Iterable[dict[str, Any]]) -> None:
     """The offline acceptance check: refuse CRDs the API server would reject, in its own words."""
     from scaffold.manifests.acceptance import check_crd, format_errors
 
     problems: list[str] = []
-    for crd in crds:  # type: ignore[attr-defined]
+    for crd in crds:
         errors = check_crd(crd)
         if errors:
             problems.extend(format_errors(crd["metadata"]["name"], errors).splitlines())
@@ -78,38 +129,4 @@ def _accept(crds: object) -> None:
         raise ManifestError(problems)
 
 
-def check_samples(root: Path, crds: list[dict]) -> list[str]:  # type: ignore[type-arg]
-    """Validate every sample under config/samples against the schema of its CRD version."""
-    import yaml
-
-    from pyop.schema import unknown_fields, validate
-
-    schemas = {
-        (crd["spec"]["group"], version["name"], crd["spec"]["names"]["kind"]): version["schema"]["openAPIV3Schema"]
-        for crd in crds
-        for version in crd["spec"]["versions"]
-    }
-    problems: list[str] = []
-    checked = 0
-    for path in sorted((root / "config" / "samples").glob("*.yaml")):
-        if path.name == "kustomization.yaml":
-            continue
-        rel = path.relative_to(root)
-        for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
-            if not isinstance(document, dict):
-                continue
-            group, _, version = str(document.get("apiVersion", "")).rpartition("/")
-            schema = schemas.get((group, version, document.get("kind")))
-            if schema is None:
-                continue
-            checked += 1
-            for error in validate(document, schema):
-                problems.append(f"{rel}: {error}")
-            for field in unknown_fields(document, schema):
-                problems.append(f"{rel}: {field}: unknown field (the API server would drop it)")
-    if problems:
-        raise ManifestError(problems)
-    return [f"checked {checked} sample(s) against their CRDs: all valid"]
-
-
-__all__ = ["ManifestOptions", "PyopError", "check_samples", "make_manifests"]
+__all__ = ["ManifestOptions", "PyopError", "make_manifests"]

@@ -13,23 +13,25 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scaffold.manifests.crd.schema import class_docs, package_markers
-from scaffold.manifests.errors import ManifestError
+from scaffold.manifests.errors import ManifestError, MarkerError
 from scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
+from scaffold.manifests.markers.parser import ParsedMarker
+
+if TYPE_CHECKING:
+    from pyop.api import ResourceInfo
 
 
 @dataclass(frozen=True)
 class KindVersion:
-    """One version of a kind: the root model class and the markers written above it."""
+    """One version of a kind: the root model class, the markers written above it, and its group and version."""
 
     cls: type
     docs: DocBlock
     source: str
-
-    @property
-    def info(self):  # type: ignore[no-untyped-def]
-        return self.cls.resource_info  # type: ignore[attr-defined]
+    info: ResourceInfo
 
 
 @contextlib.contextmanager
@@ -83,20 +85,73 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
             problems.append(f"{path.relative_to(root)}: cannot import {module_name}: {_one_line(exc)}")
             continue
         for value in vars(module).values():
-            if not (isinstance(value, type) and issubclass(value, Resource) and value.__module__ == module_name):
+            if not (isinstance(value, type) and value.__module__ == module_name):
                 continue
-            if "resource_info" not in value.__dict__:
+            if not issubclass(value, Resource):
+                _check_not_a_root(value, problems)
                 continue
             docs = class_docs(value)
             root_marker = docs.first("kubebuilder:object:root")
             if root_marker is not None and root_marker.value is False:
                 continue
-            if any(m.name == "kubebuilder:skip" for m in package_markers(value)):
+            if "resource_info" not in value.__dict__ and root_marker is None:
+                continue  # a base class of kinds, not a kind
+            markers = package_markers(value)
+            if any(m.name == "kubebuilder:skip" for m in markers):
                 continue
-            kinds.append(KindVersion(value, docs, str(path.relative_to(root))))
+            try:
+                info = resource_info(value, markers)
+            except MarkerError as exc:
+                problems.append(str(exc))
+                continue
+            kinds.append(KindVersion(value, docs, str(path.relative_to(root)), info))
     if problems:
         raise ManifestError(problems)
     return kinds
+
+
+def _check_not_a_root(cls: type, problems: list[str]) -> None:
+    """`+kubebuilder:object:root` on a class that is neither a Resource nor a ResourceList would be ignored."""
+    from pyop.api import ResourceList
+
+    if issubclass(cls, ResourceList):
+        return
+    marker = class_docs(cls).first("kubebuilder:object:root")
+    if marker is not None and marker.value:
+        problems.append(
+            f"{marker.location}: class {cls.__name__} is marked +kubebuilder:object:root=true but is not a "
+            "pyop.api.Resource; derive it from Resource (with group_version=...) to make it a kind"
+        )
+
+
+def resource_info(cls: type, markers: list[ParsedMarker]) -> ResourceInfo:
+    """Group and version of a kind: its `group_version=` keyword, or the package's `+groupName`/`+versionName`.
+
+    Both may be written (the scaffold writes both); then they must agree, since the runtime addresses objects
+    with the class keyword and the CRD is built from the markers.
+    """
+    from pyop.api import ResourceInfo
+    from pyop.api.naming import default_plural
+
+    group = next((m for m in markers if m.name == "groupName"), None)
+    version = next((m for m in markers if m.name == "versionName"), None)
+    declared = cls.__dict__.get("resource_info")
+    if declared is not None:
+        for marker, value, keyword in ((group, declared.group, "group"), (version, declared.version, "version")):
+            if marker is not None and marker.value != value:
+                raise MarkerError(
+                    f"+{marker.name}={marker.value} disagrees with {keyword}={value!r} of class {cls.__name__}'s "
+                    "GroupVersion; keep them the same",
+                    marker.location,
+                )
+        return declared  # type: ignore[no-any-return]
+    if group is None:
+        raise MarkerError(
+            f"class {cls.__name__} is marked +kubebuilder:object:root=true but has no group: pass "
+            "group_version=GroupVersion(...) to the class or write +groupName=<group> in the package docstring"
+        )
+    version_name = version.value if version is not None else cls.__module__.split(".")[-2]
+    return ResourceInfo(group.value, version_name, cls.__name__, default_plural(cls.__name__))
 
 
 def _one_line(exc: BaseException) -> str:

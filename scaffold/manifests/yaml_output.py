@@ -10,7 +10,6 @@ from typing import Any
 
 import yaml
 
-
 # libyaml's emitter when PyYAML was built with it: ten times faster, same output.
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

@@ -50,11 +50,16 @@ def build_crds(kinds: list[KindVersion], builder: SchemaBuilder, options: CRDOpt
     for kind in kinds:
         by_kind[(kind.info.group, kind.info.kind)].append(kind)
     crds = [_build_crd(group, versions, builder, options) for (group, _), versions in by_kind.items()]
-    return sorted(crds, key=lambda crd: crd.file_name)
+    return sorted((crd for crd in crds if crd is not None), key=lambda crd: crd.file_name)
 
 
-def _build_crd(group: str, versions: list[KindVersion], builder: SchemaBuilder, options: CRDOptions) -> GeneratedCRD:
+def _build_crd(
+    group: str, versions: list[KindVersion], builder: SchemaBuilder, options: CRDOptions
+) -> GeneratedCRD | None:
+    """The CRD of one kind; None when every version of it is marked +kubebuilder:skipversion."""
     versions = [v for v in versions if not v.docs.has("kubebuilder:skipversion")]
+    if not versions:
+        return None
     order = sort_versions([v.info.version for v in versions])
     versions.sort(key=lambda v: order.index(v.info.version))
     _check_unique_versions(versions)
@@ -232,28 +237,56 @@ def _set_storage(versions: list[KindVersion], entries: list[dict[str, Any]]) -> 
 
 
 def _apply_metadata_marker(version: KindVersion, metadata: dict[str, Any]) -> None:
-    marker = version.docs.first("kubebuilder:metadata")
-    if marker is None:
-        return
-    for arg, key in (("annotations", "annotations"), ("labels", "labels")):
-        for pair in marker.value.get(arg) or []:
-            name, sep, value = pair.partition("=")
-            if not sep:
-                raise MarkerError(f"+kubebuilder:metadata {arg} entry {pair!r} is not key=value", marker.location)
-            metadata.setdefault(key, {})[name] = value
+    for marker in version.docs.named("kubebuilder:metadata"):
+        for arg in ("annotations", "labels"):
+            for pair in marker.value.get(arg) or []:
+                name, sep, value = pair.partition("=")
+                if not sep:
+                    raise MarkerError(f"+kubebuilder:metadata {arg} entry {pair!r} is not key=value", marker.location)
+                current = metadata.setdefault(arg, {})
+                if current.get(name, value) != value:
+                    raise MarkerError(
+                        f"+kubebuilder:metadata sets {arg[:-1]} {name} to {value!r}, another marker of the kind to "
+                        f"{current[name]!r}",
+                        marker.location,
+                    )
+                current[name] = value
+
+
+# Sentence terminals (Unicode STerm, the common ones): controller-gen cuts a long description after the last one.
+_SENTENCE_ENDS = frozenset(".!?\u0589\u061f\u06d4\u0964\u0965\u3002\uff01\uff0e\uff1f\u203c\u203d\u2047\u2048\u2049")
+_NO_DESCRIPTIONS_UNDER = ("enum", "default", "example", "x-kubernetes-validations")
+
+
+def truncate_description(text: str, limit: int) -> str:
+    """controller-gen's maxDescLen cut: at the last sentence end within `limit` characters, else at the last space
+    with "...", else hard with "..." (so a cut description may be shorter than the limit)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    sentence_end = max((i for i, char in enumerate(cut) if char in _SENTENCE_ENDS), default=-1)
+    if sentence_end > 0:
+        return cut[: sentence_end + 1]
+    space = max((i for i, char in enumerate(cut) if char.isspace()), default=-1)
+    if space > 0:
+        return cut[:space] + "..."
+    return cut + "..."
 
 
 def truncate_descriptions(schema: Any, limit: int) -> None:
-    """Apply maxDescLen: cut descriptions to `limit` characters ("..." marks the cut), drop them at 0."""
+    """Apply maxDescLen to every description of a schema (0 drops them): the cure for CRDs too big to apply."""
     if isinstance(schema, dict):
-        if isinstance(schema.get("description"), str):
-            text = schema["description"]
+        text = schema.get("description")
+        if isinstance(text, str):
             if limit == 0:
                 del schema["description"]
-            elif len(text) > limit:
-                schema["description"] = text[: max(limit - 3, 0)] + "..."
+            else:
+                schema["description"] = truncate_description(text, limit)
         for key, value in schema.items():
-            if key not in ("enum", "default", "example"):
+            if key == "properties" and isinstance(value, dict):
+                for child in value.values():
+                    truncate_descriptions(child, limit)
+            elif key not in _NO_DESCRIPTIONS_UNDER:
                 truncate_descriptions(value, limit)
     elif isinstance(schema, list):
         for item in schema:

@@ -3,27 +3,35 @@
 pydantic's own JSON Schema is not structural (`$ref`, `anyOf` with null, titles everywhere), so pyop walks the
 model fields itself: every node gets a type, nested models are inlined, `Optional` means "may be omitted" (not
 nullable), and both spellings of a constraint (a `+kubebuilder:validation:` marker and a pydantic `Field`/
-`Annotated` constraint) land on the same keywords. Where both spell the same keyword differently, that is an error.
+`Annotated` constraint, `Literal`, an `Enum`, a default) land on the same keywords. Where a marker would change a
+keyword the Python side already set to something else, that is an error naming both.
+
+The walker knows nothing about individual markers: it collects the markers above a class or field and lets each
+registry definition apply itself, in controller-tools' priority order.
 """
 
 from __future__ import annotations
 
-import copy
+import base64
 import datetime
 import decimal
 import enum
 import inspect
+import json
+import pickle
 import sys
 import types
 import typing
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import PydanticUndefined, to_jsonable_python
 
+from pyop.api.types import SchemaFormat
 from scaffold.manifests.errors import MarkerError, SourceLocation
 from scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, read_module_docs
 from scaffold.manifests.markers.parser import ParsedMarker
@@ -34,36 +42,76 @@ Schema = dict[str, Any]
 _REQUIRED = {"required", "kubebuilder:validation:Required"}
 _OPTIONAL = {"optional", "kubebuilder:validation:Optional"}
 _SCHEMALESS = "kubebuilder:validation:Schemaless"
+_IMMUTABLE = "k8s:immutable"
 _PRESERVE = {"kubebuilder:pruning:PreserveUnknownFields", "kubebuilder:validation:XPreserveUnknownFields"}
+_CONDITION = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition"
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+# Keywords a Python spelling (Field constraint, Literal, Enum, default, Int32, the type itself) can set and a marker
+# can contradict. A marker that changes one of them from a Python-given value is reported, never applied silently.
+CONSTRAINT_KEYS = (
+    "default",
+    "enum",
+    "example",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "format",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "maximum",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "minimum",
+    "multipleOf",
+    "pattern",
+    "title",
+    "uniqueItems",
+)
+
+# Decimal travels as a JSON string (pydantic writes `Decimal("1.50")` as "1.50"), so the schema is a string that
+# must read as a decimal number; a `number` schema would make the API server refuse what the operator writes.
+DECIMAL_PATTERN = r"^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$"
 
 
 class SchemaError(Exception):
     """A model that cannot become a structural schema; the message names the model and field."""
 
 
-class SchemaBuilder:
-    """Builds (and caches) object schemas of model classes."""
+def fresh(schema: Schema) -> Schema:
+    """A private deep copy (pickle round trip: several times faster than copy.deepcopy on schema trees)."""
+    return pickle.loads(pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[no-any-return]
 
-    def __init__(self, builtin_schema: Any) -> None:
+
+class SchemaBuilder:
+    """Builds (and caches) the schemas of model classes and of other named classes (Enums, str subclasses)."""
+
+    def __init__(self, builtin_schema: Any, *, embedded_object_meta: bool = False) -> None:
         self._builtin_schema = builtin_schema
-        self._cache: dict[type, Schema] = {}
+        self._embedded_object_meta = embedded_object_meta
+        self._cache: dict[type, bytes] = {}
         self._stack: list[type] = []
 
     # -- classes --------------------------------------------------------------------------------------------------
 
     def model_schema(self, cls: type[BaseModel]) -> Schema:
         """The object schema of a model class, with its type-level markers applied. Returns a fresh copy."""
-        key = cls
-        if key not in self._cache:
+        return self._named(cls, self._build_model_schema)
+
+    def _named(self, cls: type, build: Callable[[Any], Schema]) -> Schema:
+        frozen = self._cache.get(cls)
+        if frozen is None:
             if cls in self._stack:
                 chain = " -> ".join(c.__name__ for c in [*self._stack, cls])
                 raise SchemaError(f"model {cls.__name__} refers to itself ({chain}); structural schemas are finite")
             self._stack.append(cls)
             try:
-                self._cache[key] = self._build_model_schema(cls)
+                schema = build(cls)
             finally:
                 self._stack.pop()
-        return copy.deepcopy(self._cache[key])
+            frozen = self._cache[cls] = pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.loads(frozen)  # type: ignore[no-any-return]
 
     def _build_model_schema(self, cls: type[BaseModel]) -> Schema:
         docs = class_docs(cls)
@@ -73,6 +121,7 @@ class SchemaBuilder:
             schema["description"] = docs.description
         properties: dict[str, Schema] = {}
         required: list[str] = []
+        immutable_optional: list[str] = []
         for name, info in cls.model_fields.items():
             wire_name = info.serialization_alias or info.alias or name
             field_docs = field_docs_of(cls, name)
@@ -80,11 +129,30 @@ class SchemaBuilder:
             properties[wire_name] = prop
             if is_required:
                 required.append(wire_name)
+            elif field_docs.has(_IMMUTABLE):
+                immutable_optional.append(wire_name)
         if properties:
             schema["properties"] = properties
         if required:
             schema["required"] = sorted(required)
-        _apply_markers(schema, [m for m in docs.markers if _is_schema_marker(m, Target.TYPE)], f"class {cls.__name__}")
+        for name in immutable_optional:
+            # Removing an optional field would skip its own `self == oldSelf`; the parent refuses the removal.
+            schema.setdefault("x-kubernetes-validations", []).append(
+                {"message": f"field {name} is immutable once set", "rule": f"!has(oldSelf.{name}) || has(self.{name})"}
+            )
+        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"class {cls.__name__}", {})
+        return schema
+
+    def _build_class_schema(self, cls: type) -> Schema:
+        """A named non-model class (an Enum, a str or int subclass): its base schema, docstring and type markers."""
+        schema = _scalar_class_schema(cls)
+        spellings: dict[str, str] = {}
+        if issubclass(cls, enum.Enum):
+            spellings["enum"] = f"the members of {cls.__name__}"
+        docs = class_docs(cls)
+        if docs.description:
+            schema["description"] = docs.description
+        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"class {cls.__name__}", spellings)
         return schema
 
     # -- fields ---------------------------------------------------------------------------------------------------
@@ -102,95 +170,81 @@ class SchemaBuilder:
             else:
                 builtin = [m for m in info.metadata if type(m).__name__ == "BuiltinType"]
                 schema = self.type_schema(info.annotation, builtin, where, allow_any=_preserves(docs))
-            from_pydantic = _field_keywords(info, schema)
+            spellings = _field_keywords(info, schema)
+            spellings.update(_type_spellings(info.annotation, schema))
             description = info.description or docs.description
             if description:
                 schema["description"] = description
-            _apply_field_markers(schema, docs, from_pydantic, where)
-            default = _default_of(info)
-            if default is not _NO_DEFAULT and "default" not in schema:
+            default = _python_default(info)
+            if default is not _NO_DEFAULT:
                 schema["default"] = default
+                spellings["default"] = f"the Python default {info.default!r}"
+            apply_markers(schema, _schema_markers(docs, Target.FIELD), where, spellings)
+            if "default" not in schema and _nested_defaults(info):
+                schema["default"] = {}
+            _condition_list(info.annotation, schema)
         except (MarkerUsageError, SchemaError) as exc:
             raise MarkerError(f"{where}: {exc}", location) from None
         return schema, _is_required(info, docs, required_by_default)
 
     # -- types ----------------------------------------------------------------------------------------------------
 
-    def type_schema(self, tp: Any, metadata: list[Any], where: str, *, allow_any: bool = False) -> Schema:
+    def type_schema(
+        self, tp: Any, metadata: list[Any], where: str, *, allow_any: bool = False, nested: bool = False
+    ) -> Schema:
         """The schema of a Python type annotation (with its `Annotated` metadata)."""
         origin = typing.get_origin(tp)
         if origin is typing.Annotated:
             inner, *extra = typing.get_args(tp)
-            return self.type_schema(inner, [*extra, *metadata], where, allow_any=allow_any)
+            return self.type_schema(inner, [*extra, *metadata], where, allow_any=allow_any, nested=nested)
         builtin = next((m for m in metadata if type(m).__name__ == "BuiltinType"), None)
         if builtin is not None:
-            return self._builtin(builtin.definition, where)
-        schema = self._bare_type_schema(tp, origin, where, allow_any)
+            return self._builtin(builtin.definition)
+        schema = self._bare_type_schema(tp, origin, where, allow_any, nested)
         for item in metadata:
-            _apply_constraint(schema, item, where)
+            _apply_constraint(schema, item)
         return schema
 
-    def _bare_type_schema(self, tp: Any, origin: Any, where: str, allow_any: bool) -> Schema:
+    def _bare_type_schema(self, tp: Any, origin: Any, where: str, allow_any: bool, nested: bool) -> Schema:
         if tp is Any or tp is object:
             if allow_any:
-                return {}
+                # A nested node needs a type or preserve-unknown-fields to stay structural.
+                return {"x-kubernetes-preserve-unknown-fields": True} if nested else {}
             raise SchemaError(
                 "type Any has no schema; mark the field +kubebuilder:validation:Schemaless or "
                 "+kubebuilder:pruning:PreserveUnknownFields, or give it a concrete type"
             )
         if origin in (typing.Union, types.UnionType):
-            return self._union_schema(tp, where, allow_any)
+            return self._union_schema(tp, where, allow_any, nested)
         if origin is Literal:
-            return _enum_schema(list(typing.get_args(tp)), where)
+            return _literal_schema(list(typing.get_args(tp)))
         if origin in (list, tuple, set, frozenset, Sequence, typing.Sequence) or (
             inspect.isclass(origin) and issubclass(origin, (list, tuple, set, frozenset))
         ):
             return self._array_schema(tp, origin, where, allow_any)
         if origin in (dict, Mapping, typing.Mapping) or (inspect.isclass(origin) and issubclass(origin, dict)):
-            key_type, value_type = typing.get_args(tp) or (str, Any)
-            if _strip_annotated(key_type) is not str:
-                raise SchemaError(f"map keys must be str, not {key_type!r}")
-            if _strip_annotated(value_type) is Any:
-                return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-            return {
-                "type": "object",
-                "additionalProperties": self.type_schema(value_type, [], where, allow_any=allow_any),
-            }
+            return self._map_schema(tp, where, allow_any)
         if not inspect.isclass(tp):
             raise SchemaError(f"unsupported type {tp!r}")
         definition = getattr(tp, "__k8s_definition__", None)
         if isinstance(definition, str):
-            return self._builtin(definition, where)
-        if issubclass(tp, bool):
-            return {"type": "boolean"}
-        if issubclass(tp, enum.Enum):
-            return _enum_schema([member.value for member in tp], where)
-        if issubclass(tp, int):
-            return {"type": "integer"}
-        if issubclass(tp, float) or issubclass(tp, decimal.Decimal):
-            return {"type": "number"}
-        if issubclass(tp, str):
-            return {"type": "string"}
-        if issubclass(tp, bytes):
-            return {"type": "string", "format": "byte"}
-        if issubclass(tp, datetime.datetime):
-            return {"type": "string", "format": "date-time"}
-        if issubclass(tp, datetime.date):
-            return {"type": "string", "format": "date"}
-        if issubclass(tp, datetime.timedelta):
-            return {"type": "string"}
-        if tp is dict:
-            return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-        if tp in (list, tuple, set):
-            raise SchemaError(f"bare {tp.__name__} needs an item type, e.g. {tp.__name__}[str]")
+            return self._builtin(definition)
         if issubclass(tp, BaseModel):
             return self.model_schema(tp)
-        raise SchemaError(f"unsupported type {tp.__name__}")
+        if tp is dict:
+            return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        if tp in (list, tuple, set, frozenset):
+            raise SchemaError(f"bare {tp.__name__} needs an item type, e.g. {tp.__name__}[str]")
+        if _is_user_class(tp):
+            return self._named(tp, self._build_class_schema)
+        return _scalar_class_schema(tp)
 
-    def _union_schema(self, tp: Any, where: str, allow_any: bool) -> Schema:
+    def _union_schema(self, tp: Any, where: str, allow_any: bool, nested: bool) -> Schema:
         members = [m for m in typing.get_args(tp) if m is not type(None)]
         if len(members) == 1:
-            return self.type_schema(members[0], [], where, allow_any=allow_any)
+            return self.type_schema(members[0], [], where, allow_any=allow_any, nested=nested)
+        if all(typing.get_origin(_strip_annotated(m)) is Literal for m in members):
+            return _literal_schema([v for m in members for v in typing.get_args(_strip_annotated(m))])
         bare = {_strip_annotated(m) for m in members}
         if bare == {int, str}:
             return {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
@@ -199,21 +253,76 @@ class SchemaBuilder:
 
     def _array_schema(self, tp: Any, origin: Any, where: str, allow_any: bool) -> Schema:
         args = typing.get_args(tp)
+        fixed_length: int | None = None
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            raise SchemaError("tuples must be homogeneous (tuple[T, ...]) to become a list")
+            if not args or len({repr(a) for a in args}) != 1:
+                raise SchemaError(
+                    f"tuple{list(args)} mixes item types; a list item type is one type (tuple[T, ...] or tuple[T, T])"
+                )
+            fixed_length = len(args)
         item_type = args[0] if args else Any
-        schema: Schema = {"type": "array", "items": self.type_schema(item_type, [], where, allow_any=allow_any)}
-        if origin in (set, frozenset):
+        items = self.type_schema(item_type, [], where, allow_any=allow_any, nested=True)
+        schema: Schema = {"type": "array", "items": items}
+        if fixed_length is not None:
+            schema["maxItems"] = schema["minItems"] = fixed_length
+        if origin in (set, frozenset) or (inspect.isclass(origin) and issubclass(origin, (set, frozenset))):
+            if items.get("type") in ("object", "array") or "type" not in items and "anyOf" not in items:
+                raise SchemaError("set items must be scalars (a set list compares whole items); use a list")
             schema["x-kubernetes-list-type"] = "set"
         return schema
 
-    def _builtin(self, definition: str, where: str) -> Schema:
+    def _map_schema(self, tp: Any, where: str, allow_any: bool) -> Schema:
+        key_type, value_type = typing.get_args(tp) or (str, Any)
+        key = _strip_annotated(key_type)
+        if not (inspect.isclass(key) and issubclass(key, str)):
+            raise SchemaError(f"map keys must be str, not {getattr(key, '__name__', key)!r}")
+        if _strip_annotated(value_type) in (Any, object):
+            return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        value = self.type_schema(value_type, [], where, allow_any=allow_any, nested=True)
+        return {"type": "object", "additionalProperties": value}
+
+    def _builtin(self, definition: str) -> Schema:
         if self._builtin_schema is None:
             raise SchemaError(f"built-in type {definition} needs the Kubernetes schema source")
         try:
+            if self._embedded_object_meta:
+                return dict(self._builtin_schema(definition, embedded_object_meta=True))
             return dict(self._builtin_schema(definition))
         except KeyError as exc:
             raise SchemaError(str(exc).strip("'\"")) from None
+
+
+def _scalar_class_schema(tp: type) -> Schema:
+    """Schemas of the scalar Python classes (bool before int: bool is an int)."""
+    if issubclass(tp, enum.Enum):
+        return _literal_schema([member.value for member in tp])
+    if issubclass(tp, bool):
+        return {"type": "boolean"}
+    if issubclass(tp, int):
+        return {"type": "integer"}
+    if issubclass(tp, float):
+        return {"type": "number"}
+    if issubclass(tp, decimal.Decimal):
+        return {"type": "string", "pattern": DECIMAL_PATTERN}
+    if issubclass(tp, str):
+        return {"type": "string"}
+    if issubclass(tp, bytes):
+        return {"type": "string", "format": "byte"}
+    if issubclass(tp, datetime.datetime):
+        return {"type": "string", "format": "date-time"}
+    if issubclass(tp, datetime.date):
+        return {"type": "string", "format": "date"}
+    if issubclass(tp, datetime.timedelta):
+        return {"type": "string"}  # pydantic writes ISO 8601 (`PT30S`); Go-style `30s` is the Duration alias
+    if issubclass(tp, uuid.UUID):
+        return {"type": "string", "format": "uuid"}
+    raise SchemaError(f"unsupported type {tp.__name__}")
+
+
+def _is_user_class(tp: type) -> bool:
+    """A class the project defines (its docstring and markers count), as opposed to a library's."""
+    module = tp.__module__
+    return module not in ("builtins", "datetime", "decimal", "uuid", "enum") and not module.startswith("pyop.")
 
 
 # -- docs lookups -----------------------------------------------------------------------------------------------------
@@ -242,13 +351,16 @@ def field_docs_of(cls: type, name: str) -> DocBlock:
 
 
 def package_markers(cls: type) -> list[ParsedMarker]:
-    """Markers of the API package a class lives in: its `__init__` and `groupversion_info` docstrings."""
+    """Package-level markers of a class: in its package's `__init__` and `groupversion_info` docstrings and in
+    the docstring of its own module (Go allows them in any file's package comment)."""
     package = cls.__module__.rpartition(".")[0]
     found: list[ParsedMarker] = []
-    for name in (package, f"{package}.groupversion_info"):
+    seen: set[str] = set()
+    for name in (package, f"{package}.groupversion_info", cls.__module__):
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
-        if path and path.endswith(".py"):
+        if path and path.endswith(".py") and path not in seen:
+            seen.add(path)
             found.extend(read_module_docs(Path(path)).module.markers)
     return found
 
@@ -256,6 +368,9 @@ def package_markers(cls: type) -> list[ParsedMarker]:
 def package_default_required(cls: type) -> bool:
     """Fields without a default are required, unless the package says `+kubebuilder:validation:Optional`."""
     names = {m.name for m in package_markers(cls)}
+    if "kubebuilder:validation:Optional" in names and "kubebuilder:validation:Required" in names:
+        marker = next(m for m in package_markers(cls) if m.name == "kubebuilder:validation:Required")
+        raise MarkerError("the package is marked both +kubebuilder:validation:Optional and Required", marker.location)
     return "kubebuilder:validation:Optional" not in names
 
 
@@ -277,15 +392,22 @@ def issubclass_safe(cls: type, base_name: str) -> bool:
 # -- markers and constraints ------------------------------------------------------------------------------------------
 
 
-def _is_schema_marker(marker: ParsedMarker, target: Target) -> bool:
-    return marker.definition.apply is not None and bool(marker.definition.targets & target)
+def _schema_markers(docs: DocBlock, target: Target) -> list[ParsedMarker]:
+    return [m for m in docs.markers if m.definition.apply is not None and m.definition.targets & target]
 
 
 def _preserves(docs: DocBlock) -> bool:
     return any(m.name in _PRESERVE for m in docs.markers)
 
 
-def _apply_markers(schema: Schema, markers: list[ParsedMarker], where: str) -> None:
+def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spellings: dict[str, str]) -> None:
+    """Apply markers in controller-tools' priority order (stable for equal priorities).
+
+    A marker that changes a keyword the Python side set (listed in `spellings`, or present before any marker
+    ran, which means the type gave it) to a different value is an error naming both. A later marker may override
+    an earlier marker (`+kubebuilder:default` over `+default`), as in controller-gen.
+    """
+    set_by_markers: set[tuple[int, str]] = set()
     for marker in sorted(markers, key=lambda m: m.definition.priority):
         target = schema
         if marker.items:
@@ -294,26 +416,37 @@ def _apply_markers(schema: Schema, markers: list[ParsedMarker], where: str) -> N
                     f"{where}: +{marker.text} applies to list items, but the field is not a list", marker.location
                 )
             target = schema["items"]
+        before = {key: target[key] for key in CONSTRAINT_KEYS if key in target}
         try:
             assert marker.definition.apply is not None
             marker.definition.apply(target, marker.value)
         except MarkerUsageError as exc:
             raise MarkerError(f"{where}: +{marker.text}: {exc}", marker.location) from None
+        for key, old in before.items():
+            if (id(target), key) in set_by_markers or key not in target or _same(key, target[key], old):
+                continue
+            origin = spellings[key] if target is schema and key in spellings else "the Python type"
+            raise MarkerError(
+                f"{where}: +{marker.text} disagrees with {origin} ({key}: {_show(old)}); keep one of them",
+                marker.location,
+            )
+        for key in CONSTRAINT_KEYS:
+            if key in target and (key not in before or not _same(key, target[key], before[key])):
+                set_by_markers.add((id(target), key))
 
 
-def _apply_field_markers(schema: Schema, docs: DocBlock, from_pydantic: dict[str, Any], where: str) -> None:
-    """Apply the field's markers; one that sets a keyword a pydantic constraint set differently is an error."""
-    markers = [m for m in docs.markers if _is_schema_marker(m, Target.FIELD)]
-    for marker in sorted(markers, key=lambda m: m.definition.priority):
-        before = copy.deepcopy(schema)
-        _apply_markers(schema, [marker], where)
-        for key, (value, spelling) in from_pydantic.items():
-            if key in schema and schema.get(key) != before.get(key) and schema[key] != value:
-                raise MarkerError(
-                    f"{where}: +{marker.text} disagrees with {spelling} ({key}: {schema[key]!r} vs {value!r}); "
-                    "keep one of them",
-                    marker.location,
-                )
+def _same(key: str, new: Any, old: Any) -> bool:
+    if key == "enum" and isinstance(new, list) and isinstance(old, list):
+        return sorted(map(_canonical, new)) == sorted(map(_canonical, old))
+    return _canonical(new) == _canonical(old)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, default=str)
 
 
 _LENGTH_KEYS = {
@@ -323,33 +456,45 @@ _LENGTH_KEYS = {
 }
 
 
-def _apply_constraint(schema: Schema, item: Any, where: str) -> dict[str, Any]:
-    """Apply one pydantic/annotated-types constraint; returns {keyword: (value, spelling)} it set."""
+def _apply_constraint(schema: Schema, item: Any) -> dict[str, str]:
+    """Apply one pydantic/annotated-types constraint; returns {keyword: how it was spelled} for what it set."""
     name = type(item).__name__
     kind = schema.get("type", "string" if schema.get("x-kubernetes-int-or-string") else "")
-    set_keys: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
 
     def put(key: str, value: Any, spelling: str) -> None:
         schema[key] = value
-        set_keys[key] = (value, spelling)
+        spelled[key] = spelling
+
+    def numeric(spelling: str) -> None:
+        if kind not in ("integer", "number"):
+            hint = " (Decimal travels as a string)" if schema.get("pattern") == DECIMAL_PATTERN else ""
+            raise SchemaError(f"{spelling} needs a number, not {kind or 'this type'}{hint}")
 
     if isinstance(item, FieldInfo):
         for inner in item.metadata:
-            set_keys.update(_apply_constraint(schema, inner, where))
+            spelled.update(_apply_constraint(schema, inner))
         if item.description:
             schema["description"] = item.description
-        return set_keys
-    if name == "Ge":
+        return spelled
+    if isinstance(item, SchemaFormat):
+        put("format", item.format, {"int32": "Int32", "int64": "Int64"}.get(item.format, repr(item)))
+    elif name == "Ge":
+        numeric(f"Field(ge={item.ge})")
         put("minimum", item.ge, f"Field(ge={item.ge})")
     elif name == "Gt":
+        numeric(f"Field(gt={item.gt})")
         put("minimum", item.gt, f"Field(gt={item.gt})")
         put("exclusiveMinimum", True, f"Field(gt={item.gt})")
     elif name == "Le":
+        numeric(f"Field(le={item.le})")
         put("maximum", item.le, f"Field(le={item.le})")
     elif name == "Lt":
+        numeric(f"Field(lt={item.lt})")
         put("maximum", item.lt, f"Field(lt={item.lt})")
         put("exclusiveMaximum", True, f"Field(lt={item.lt})")
     elif name == "MultipleOf":
+        numeric(f"Field(multiple_of={item.multiple_of})")
         put("multipleOf", item.multiple_of, f"Field(multiple_of={item.multiple_of})")
     elif name in ("MinLen", "MaxLen"):
         if kind not in _LENGTH_KEYS:
@@ -362,40 +507,53 @@ def _apply_constraint(schema: Schema, item: Any, where: str) -> dict[str, Any]:
     elif getattr(item, "pattern", None) is not None:
         pattern = item.pattern if isinstance(item.pattern, str) else item.pattern.pattern
         put("pattern", pattern, f"Field(pattern={pattern!r})")
-    return set_keys
+    return spelled
 
 
-def _field_keywords(info: FieldInfo, schema: Schema) -> dict[str, Any]:
-    """Apply the pydantic spellings on the field itself (`Field(...)`, `Annotated` constraints).
+def _field_keywords(info: FieldInfo, schema: Schema) -> dict[str, str]:
+    """Apply the pydantic spellings on the field itself (`Field(...)`, `Annotated` constraints, title, examples).
 
-    Returns {keyword: (value, how it was spelled)} so that a disagreeing marker can be reported with both.
+    Returns {keyword: how it was spelled} so that a disagreeing marker can be reported with both.
     """
-    set_keys: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for item in info.metadata:
-        set_keys.update(_apply_constraint(schema, item, ""))
+        spelled.update(_apply_constraint(schema, item))
     if info.title:
         schema["title"] = info.title
-        set_keys["title"] = (info.title, f"Field(title={info.title!r})")
+        spelled["title"] = f"Field(title={info.title!r})"
     if info.examples:
         schema["example"] = _to_json(info.examples[0])
-        set_keys["example"] = (schema["example"], "Field(examples=...)")
-    return set_keys
+        spelled["example"] = f"Field(examples=[{info.examples[0]!r}, ...])"
+    return spelled
 
 
-def _enum_schema(values: list[Any], where: str) -> Schema:
-    json_values = [_to_json(v) for v in values]
+def _type_spellings(annotation: Any, schema: Schema) -> dict[str, str]:
+    """Name the Python type as the origin of the keywords it implies (`Literal[...]`, an Enum, Int32...)."""
+    bare = _strip_optional(annotation)
+    spelled: dict[str, str] = {}
+    if "enum" in schema:
+        if typing.get_origin(_strip_annotated(bare)) is Literal:
+            spelled["enum"] = f"Literal{list(typing.get_args(_strip_annotated(bare)))}"
+        elif inspect.isclass(_strip_annotated(bare)):
+            spelled["enum"] = f"the members of {_strip_annotated(bare).__name__}"
+    return spelled
+
+
+def _literal_schema(values: list[Any]) -> Schema:
+    values = [v for v in values if v is not None]
+    if not values:
+        raise SchemaError("Literal[None] has no schema")
+    json_values = list(dict.fromkeys(_to_json(v) for v in values))
     kinds = {_json_type(v) for v in json_values}
-    if len(kinds) != 1:
-        return (
-            {"enum": json_values, "x-kubernetes-int-or-string": True}
-            if kinds == {"integer", "string"}
-            else _fail(f"enum values {json_values!r} mix types")
-        )
-    return {"type": kinds.pop(), "enum": json_values}
-
-
-def _fail(message: str) -> Schema:
-    raise SchemaError(message)
+    if len(kinds) == 1:
+        return {"type": kinds.pop(), "enum": json_values}
+    if kinds == {"integer", "string"}:
+        return {
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "enum": json_values,
+            "x-kubernetes-int-or-string": True,
+        }
+    raise SchemaError(f"enum values {json_values!r} mix types")
 
 
 def _json_type(value: Any) -> str:
@@ -416,27 +574,59 @@ def _strip_annotated(tp: Any) -> Any:
     return tp
 
 
+def _strip_optional(tp: Any) -> Any:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        members = [m for m in typing.get_args(tp) if m is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return tp
+
+
+def _condition_list(annotation: Any, schema: Schema) -> None:
+    """A `list[Condition]` is a map list keyed by `type`, as Kubernetes' own conditions are.
+
+    controller-gen needs `+listType=map` and `+listMapKey=type` for it; without them server-side apply replaces
+    the whole list whenever a controller sets one condition. pyop adds them unless the field's markers chose
+    another list type.
+    """
+    bare = _strip_annotated(_strip_optional(annotation))
+    if typing.get_origin(bare) not in (list, Sequence, typing.Sequence) or schema.get("type") != "array":
+        return
+    args = typing.get_args(bare)
+    item = _strip_annotated(args[0]) if args else None
+    if getattr(item, "__k8s_definition__", None) != _CONDITION:
+        return
+    list_type = schema.setdefault("x-kubernetes-list-type", "map")
+    if list_type == "map":
+        schema.setdefault("x-kubernetes-list-map-keys", ["type"])
+
+
 # -- defaults and requiredness ----------------------------------------------------------------------------------------
 
 _NO_DEFAULT = object()
 
 
-def _default_of(info: FieldInfo) -> Any:
-    """The schema default of a field: its plain default, or `{}` when a model factory has nested defaults.
+def _python_default(info: FieldInfo) -> Any:
+    """The schema default a field's plain Python default spells (`replicas: int = 3`).
 
-    The `{}` is what controller-gen users add by hand (`+kubebuilder:default={}`) so that the API server applies
+    `None` and empty collections mean "may be omitted", not a default the API server should fill in.
+    """
+    if info.default is PydanticUndefined or info.default is None:
+        return _NO_DEFAULT
+    value = _to_json(info.default)
+    if value in ([], {}):
+        return _NO_DEFAULT
+    return value
+
+
+def _nested_defaults(info: FieldInfo) -> bool:
+    """A model built by its default factory has defaults of its own: the field defaults to `{}`.
+
+    That `{}` is what controller-gen users add by hand (`+kubebuilder:default={}`) so that the API server applies
     the nested defaults of an omitted object; pyop adds it where the nested model has defaults to apply.
     """
-    if info.default is not PydanticUndefined and info.default is not None:
-        value = _to_json(info.default)
-        if value in ([], {}, ""):
-            return _NO_DEFAULT if value != "" else value
-        return value
     factory = info.default_factory
-    if inspect.isclass(factory) and issubclass(factory, BaseModel):
-        if factory().model_dump(exclude_none=True):
-            return {}
-    return _NO_DEFAULT
+    return inspect.isclass(factory) and issubclass(factory, BaseModel) and bool(factory().model_dump(exclude_none=True))
 
 
 def _to_json(value: Any) -> Any:
@@ -451,9 +641,11 @@ def _to_json(value: Any) -> Any:
         return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
     if isinstance(value, dict):
         return {str(k): _to_json(v) for k, v in value.items()}
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    return value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")  # format: byte is base64, as Go writes []byte
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return to_jsonable_python(value)  # Decimal, UUID, timedelta...: as pydantic writes them
 
 
 def _is_required(info: FieldInfo, docs: DocBlock, required_by_default: bool) -> bool:

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from scaffold.manifests.errors import SourceLocation
+from scaffold.manifests.errors import MarkerError, SourceLocation
 from scaffold.manifests.markers.parser import ParsedMarker, parse_marker
+from scaffold.manifests.markers.registry import Target
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
     tree = ast.parse(source, filename=path)
     docs = ModuleDocs(display)
     docs.module = _docstring_block(ast.get_docstring(tree, clean=True), display, 1)
+    check_placement(docs.module, Target.PACKAGE, "the module docstring")
     docs.all_markers = tuple(
         marker for line, text in sorted(comments.items()) if (marker := _marker(text, display, line)) is not None
     )
@@ -121,6 +123,7 @@ def _walk(body: list[ast.stmt], prefix: str, comments: dict[int, str], path: str
             description=inside.description or above.description,
             line=node.lineno,
         )
+        check_placement(docs.classes[qualname], Target.TYPE, f"class {qualname}")
         for index, statement in enumerate(node.body):
             if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
                 block = _block_above(statement.lineno, comments, path)
@@ -128,7 +131,33 @@ def _walk(body: list[ast.stmt], prefix: str, comments: dict[int, str], path: str
                 if docstring and not block.description:
                     block = DocBlock(block.markers, docstring, block.line)
                 docs.fields[(qualname, statement.target.id)] = block
+                check_placement(block, Target.FIELD, f"field {qualname}.{statement.target.id}")
         _walk(node.body, qualname + ".", comments, path, docs)
+
+
+def check_placement(block: DocBlock, target: Target, where: str) -> None:
+    """A marker written where it has no meaning is an error naming both (controller-gen would ignore it).
+
+    FILE markers (RBAC, webhooks) may be anywhere. A marker that may appear once, written twice with different
+    values, is an error too: which one wins would be a guess.
+    """
+    seen: dict[str, ParsedMarker] = {}
+    for marker in block.markers:
+        targets = marker.definition.targets
+        if not targets & (target | Target.FILE):
+            raise MarkerError(
+                f"+{marker.written_name} is a {targets.describe()} marker and cannot be used on {where}",
+                marker.location,
+            )
+        if marker.definition.repeatable or marker.items:
+            continue
+        earlier = seen.setdefault(marker.name, marker)
+        if earlier is not marker and earlier.value != marker.value:
+            raise MarkerError(
+                f"+{marker.name} is written twice on {where} with different values (first at line "
+                f"{earlier.location.line}); keep one",
+                marker.location,
+            )
 
 
 def _attribute_docstring(following: list[ast.stmt]) -> str:

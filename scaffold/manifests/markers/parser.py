@@ -11,6 +11,7 @@ from scaffold.manifests.markers.registry import ITEMS_PREFIX, REGISTRY, MarkerDe
 from scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value
 
 # Markers of other tools that may sit in the same comments; pyop neither uses nor rejects them.
+_VALIDATION = "kubebuilder:validation:"
 _FOREIGN_PREFIXES = ("kubebuilder:scaffold:", "kubebuilder:ac:", "genclient", "k8s:deepcopy-gen", "k8s:openapi-gen")
 
 
@@ -26,6 +27,17 @@ class ParsedMarker:
     def name(self) -> str:
         return self.definition.name
 
+    @property
+    def written_name(self) -> str:
+        """The name as written: an alias (`k8s:listType`) or items form stays as the user spelled it."""
+        body = self.text[len(ITEMS_PREFIX) :] if self.items else self.text
+        prefix = ITEMS_PREFIX if self.items else ""
+        for name in sorted((self.definition.name, *self.definition.aliases), key=len, reverse=True):
+            bare = name[len(_VALIDATION) :] if self.items and name.startswith(_VALIDATION) else name
+            if body.startswith(bare):
+                return prefix + bare
+        return self.name
+
 
 def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
     """Parse marker text (after the `+`). Unknown `kubebuilder:` markers are errors; other unknown ones are ignored.
@@ -38,24 +50,42 @@ def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
     lookup = body
     if body.startswith(ITEMS_PREFIX):
         items = True
-        lookup = "kubebuilder:validation:" + body[len(ITEMS_PREFIX) :]
+        lookup = _VALIDATION + body[len(ITEMS_PREFIX) :]
     name, rest = _split_name(lookup)
     definition = REGISTRY.get(name)
     if definition is None:
-        if name.startswith(_FOREIGN_PREFIXES) or not name.startswith("kubebuilder:"):
-            return None
-        # `name:arg=value` puts an argument name after the marker name; match with and without it.
-        shorter = name.rsplit(":", 1)[0]
-        suggestion = difflib.get_close_matches(name, list(REGISTRY), n=1, cutoff=0.8) or difflib.get_close_matches(
-            shorter, list(REGISTRY), n=1, cutoff=0.8
-        )
-        hint = f"; did you mean +{suggestion[0]}?" if suggestion else ""
-        raise MarkerError(f"unknown marker +{name}{hint}", location)
+        raise_if_misspelled(name, items, location)
+        return None
+    if items and not definition.items:
+        raise MarkerError(f"unknown marker +{body.split('=', 1)[0]}: +{definition.name} has no items: form", location)
     try:
         value = _parse_arguments(definition, rest)
     except ValueSyntaxError as exc:
         raise MarkerError(f"invalid marker +{body}: {exc}", location) from None
     return ParsedMarker(definition, value, location, items=items, text=body)
+
+
+def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> None:
+    """An unknown `kubebuilder:` marker is an error; so is a near miss of a known marker of another family
+    (`+listtype=map`, `+optinal`). Other unknown markers belong to other tools and are left alone."""
+    if name.startswith(_FOREIGN_PREFIXES) or " " in name:
+        return
+    known = list(REGISTRY)
+    # `name:arg=value` puts an argument name after the marker name; match with and without it.
+    shorter = name.rsplit(":", 1)[0]
+    suggestion = difflib.get_close_matches(name, known, n=1, cutoff=0.8) or difflib.get_close_matches(
+        shorter, known, n=1, cutoff=0.8
+    )
+    if not name.startswith("kubebuilder:"):
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.85)
+        if not near or len(name) < 6:
+            return
+        suggestion = near
+    if suggestion and items and suggestion[0].startswith(_VALIDATION):
+        suggestion = [ITEMS_PREFIX + suggestion[0][len(_VALIDATION) :]]
+    shown = ITEMS_PREFIX + name[len(_VALIDATION) :] if items else name
+    hint = f"; did you mean +{suggestion[0]}?" if suggestion else ""
+    raise MarkerError(f"unknown marker +{shown}{hint}", location)
 
 
 def _split_name(body: str) -> tuple[str, str]:

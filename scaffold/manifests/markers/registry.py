@@ -11,16 +11,24 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
-from scaffold.manifests.markers.values import ArgType
+from scaffold.manifests.markers.values import IGNORED, ArgType
 
 Schema = dict[str, Any]
 
 
 class Target(enum.Flag):
+    """Where a marker may be written. FILE markers (RBAC, webhooks) may sit in any comment of a module."""
+
     PACKAGE = enum.auto()
     TYPE = enum.auto()
     FIELD = enum.auto()
+    FILE = enum.auto()
+
+    def describe(self) -> str:
+        names = {Target.PACKAGE: "package", Target.TYPE: "type", Target.FIELD: "field", Target.FILE: "module"}
+        return " or ".join(name for flag, name in names.items() if flag in self)
 
 
 class MarkerUsageError(ValueError):
@@ -47,6 +55,7 @@ class MarkerDef:
     priority: int = 10  # lower applies first, as controller-tools' ApplyPriority
     repeatable: bool = False
     aliases: tuple[str, ...] = field(default=())
+    items: bool = False  # also written `kubebuilder:validation:items:<Name>`, applying to list items
 
     @property
     def is_flag(self) -> bool:
@@ -54,7 +63,8 @@ class MarkerDef:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# How schema markers change a schema. Each checks that the marker fits the schema's type.
+# How schema markers change a schema. Each checks that the marker fits the schema's type, with controller-tools'
+# rules (numeric markers on integer/number, string markers on string or int-or-string, ...).
 
 
 def _types(schema: Schema) -> set[str]:
@@ -97,16 +107,23 @@ def _flag(key: str, allowed: set[str] | None = None) -> Callable[[Schema, Any], 
             _require(schema, allowed, key)
         if value:
             schema[key] = True
+        else:
+            schema.pop(key, None)
 
     return apply
 
 
+_SCHEMA_TYPES = ("array", "boolean", "integer", "number", "object", "string")
+
+
 def _set_type(schema: Schema, value: Any) -> None:
-    allowed = {"string", "integer", "number", "boolean", "object", "array"}
-    if value not in allowed:
-        raise MarkerUsageError(f"Type={value} is not one of {', '.join(sorted(allowed))}")
-    for key in ("properties", "items", "additionalProperties", "format", "anyOf", "x-kubernetes-int-or-string"):
-        schema.pop(key, None) if value != schema.get("type") else None
+    if value not in _SCHEMA_TYPES:
+        raise MarkerUsageError(f"Type={value} is not one of {', '.join(_SCHEMA_TYPES)}")
+    if value != schema.get("type"):
+        # The Python type's shape no longer applies: the marker says how the value is serialised.
+        for key in ("properties", "required", "items", "additionalProperties", "format", "anyOf"):
+            schema.pop(key, None)
+        schema.pop("x-kubernetes-int-or-string", None)
     schema["type"] = value
 
 
@@ -117,32 +134,38 @@ def _int_or_string(schema: Schema, value: Any) -> None:
     schema["x-kubernetes-int-or-string"] = True
 
 
+XVALIDATION_REASONS = ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate")
+
+
 def _xvalidation(schema: Schema, value: Any) -> None:
     rule = {k: v for k, v in value.items() if v is not None and v != ""}
-    if "optionalOldSelf" in rule and not rule["optionalOldSelf"]:
-        del rule["optionalOldSelf"]
     reason = rule.get("reason")
-    allowed = ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate")
-    if reason is not None and reason not in allowed:
-        raise MarkerUsageError(f"XValidation reason {reason!r} is not one of {', '.join(allowed)}")
+    if reason is not None and reason not in XVALIDATION_REASONS:
+        raise MarkerUsageError(f"XValidation reason {reason!r} is not one of {', '.join(XVALIDATION_REASONS)}")
     schema.setdefault("x-kubernetes-validations", []).append(rule)
 
 
+IMMUTABLE_RULE = {"message": "field is immutable", "rule": "self == oldSelf"}
+
+
 def _immutable(schema: Schema, value: Any) -> None:
-    schema.setdefault("x-kubernetes-validations", []).append(
-        {"message": "field is immutable", "rule": "self == oldSelf"}
-    )
+    # The parent object gets `!has(oldSelf.x) || has(self.x)` for an optional field (see the schema walker).
+    schema.setdefault("x-kubernetes-validations", []).append(dict(IMMUTABLE_RULE))
 
 
 def _list_type(schema: Schema, value: Any) -> None:
     _require(schema, {"array"}, "listType")
     if value not in ("atomic", "set", "map"):
         raise MarkerUsageError(f"listType={value} is not one of atomic, set, map")
+    if value != "map":
+        schema.pop("x-kubernetes-list-map-keys", None)
     schema["x-kubernetes-list-type"] = value
 
 
 def _list_map_key(schema: Schema, value: Any) -> None:
     _require(schema, {"array"}, "listMapKey")
+    if schema.get("x-kubernetes-list-type") != "map":
+        raise MarkerUsageError("listMapKey needs +listType=map on the same list")
     keys = schema.setdefault("x-kubernetes-list-map-keys", [])
     if value not in keys:
         keys.append(value)
@@ -162,41 +185,71 @@ def _enum(schema: Schema, value: Any) -> None:
     schema["enum"] = list(value)
 
 
+def _k8s_enum(schema: Schema, value: Any) -> None:
+    """Kubernetes' `+k8s:enum` on a str Enum class: a string schema listing its values, sorted."""
+    if schema.get("type") != "string" or not schema.get("enum"):
+        raise MarkerUsageError("k8s:enum belongs on a str Enum class (its members are the allowed values)")
+    schema["enum"] = sorted(schema["enum"], key=lambda item: str(item))
+
+
 def _title(schema: Schema, value: Any) -> None:
     if not isinstance(value, str):
         raise MarkerUsageError(f"title must be a string, got {value!r}")
     schema["title"] = value
 
 
+def _default(schema: Schema, value: Any) -> None:
+    if schema.get("type") == "array" and value == {}:
+        value = []  # `+kubebuilder:default={}` on a list means the empty list, as in controller-gen
+    schema["default"] = value
+
+
+def _kubernetes_default(schema: Schema, value: Any) -> None:
+    if value is IGNORED or value is None:
+        return  # `+default=ref(...)` names a Go constant; controller-gen skips it too
+    schema["default"] = value
+
+
 def _external_docs(schema: Schema, value: Any) -> None:
+    parts = urlsplit(value["url"])
+    if not parts.scheme or not (parts.netloc or parts.path):
+        raise MarkerUsageError(f"externalDocs url {value['url']!r} is not an absolute URL")
     schema["externalDocs"] = {k: v for k, v in value.items() if v}
 
 
+def one_of_rule(fields: list[str]) -> str:
+    """controller-gen's CEL counting expression: `[has(self.a),has(self.b)].filter(x,x==true).size()`."""
+    return "[" + ",".join(f"has(self.{name})" for name in fields) + "].filter(x,x==true).size()"
+
+
+_ONE_OF = {
+    "AtMostOneOf": ("<= 1", "at most one of the fields in [{}] may be set"),
+    "ExactlyOneOf": ("== 1", "exactly one of the fields in [{}] must be set"),
+    "AtLeastOneOf": (">= 1", "at least one of the fields in [{}] must be set"),
+}
+
+
 def _one_of_family(kind: str) -> Callable[[Schema, Any], None]:
+    comparison, message = _ONE_OF[kind]
+
     def apply(schema: Schema, fields: Any) -> None:
         _require(schema, {"object"}, kind)
         names = list(fields)
+        nested = [n for n in names if "." in n]
+        if nested:
+            raise MarkerUsageError(f"{kind} cannot reference nested fields: {', '.join(nested)}")
         properties = schema.get("properties", {})
         missing = [n for n in names if n not in properties]
         if missing:
             raise MarkerUsageError(f"{kind} names field(s) {', '.join(missing)} that the type does not have")
         required = [n for n in names if n in schema.get("required", [])]
         if required:
-            raise MarkerUsageError(f"{kind} members must be optional; required: {', '.join(required)}")
-        listed = " ".join(names)
-        if kind == "AtLeastOneOf":
-            rule = " || ".join(f"has(self.{n})" for n in names)
-            message = f"at least one of the fields in [{listed}] must be set"
-        else:
-            count = " + ".join(f"(has(self.{n}) ? 1 : 0)" for n in names)
-            op = "==" if kind == "ExactlyOneOf" else "<="
-            rule = f"{count} {op} 1"
-            message = (
-                f"exactly one of the fields in [{listed}] must be set"
-                if kind == "ExactlyOneOf"
-                else f"at most one of the fields in [{listed}] may be set"
+            raise MarkerUsageError(
+                f"{kind} members must be optional (give them a default or +optional); required: {', '.join(required)}"
             )
-        schema.setdefault("x-kubernetes-validations", []).append({"message": message, "rule": rule})
+        schema.setdefault("x-kubernetes-validations", []).append(
+            {"message": message.format(" ".join(names)), "rule": f"{one_of_rule(names)} {comparison}"}
+        )
 
     return apply
 
@@ -214,14 +267,33 @@ def _set(key: str) -> Callable[[Schema, Any], None]:
 _F = Target.FIELD
 _T = Target.TYPE
 _P = Target.PACKAGE
+_M = Target.FILE
 _TF = Target.TYPE | Target.FIELD
 _S = ArgType.STRING
+_L = ArgType.STRING_LIST
 _V = "kubebuilder:validation:"
 
+
+def _validation(
+    name: str,
+    help: str,
+    apply: Callable[[Schema, Any], None],
+    value: ArgType | None = None,
+    *,
+    args: tuple[Arg, ...] = (),
+    priority: int = 10,
+    repeatable: bool = False,
+) -> MarkerDef:
+    """A `+kubebuilder:validation:<Name>` marker of controller-tools' ValidationMarkers: field or type, and items."""
+    return MarkerDef(
+        _V + name, _TF, help, value=value, args=args, apply=apply, priority=priority, repeatable=repeatable, items=True
+    )
+
+
 MARKERS: tuple[MarkerDef, ...] = (
-    # Package level (groupversion_info.py docstring or an API package __init__).
-    MarkerDef("groupName", _P, "API group of the package (spec.group).", value=_S),
-    MarkerDef("versionName", _P, "Overrides the version name of the package.", value=_S),
+    # Package level (an API package's __init__ or groupversion_info docstring, or any module docstring in it).
+    MarkerDef("groupName", _P, "API group of the package (spec.group); must agree with its GroupVersion.", value=_S),
+    MarkerDef("versionName", _P, "Version of the package; must agree with its GroupVersion.", value=_S),
     MarkerDef("kubebuilder:skip", _P, "The package is not an API version: generate no CRD from it."),
     MarkerDef(
         "kubebuilder:object:generate",
@@ -261,8 +333,8 @@ MARKERS: tuple[MarkerDef, ...] = (
         args=(
             Arg("path", _S, True),
             Arg("singular", _S, True),
-            Arg("shortName", ArgType.STRING_LIST, True),
-            Arg("categories", ArgType.STRING_LIST, True),
+            Arg("shortName", _L, True),
+            Arg("categories", _L, True),
             Arg("scope", _S, True),
         ),
     ),
@@ -273,8 +345,9 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef(
         "kubebuilder:metadata",
         _T,
-        "Annotations and labels of the CRD object.",
-        args=(Arg("annotations", ArgType.STRING_LIST, True), Arg("labels", ArgType.STRING_LIST, True)),
+        'Annotations and labels of the CRD object ("key=value" items).',
+        repeatable=True,
+        args=(Arg("annotations", _L, True), Arg("labels", _L, True)),
     ),
     MarkerDef(
         "kubebuilder:selectablefield",
@@ -283,89 +356,44 @@ MARKERS: tuple[MarkerDef, ...] = (
         repeatable=True,
         args=(Arg("JSONPath", _S),),
     ),
-    # Validation, field and type level.
-    MarkerDef(_V + "Minimum", _TF, "Minimum value (inclusive).", value=ArgType.NUMBER, apply=_numeric("minimum")),
-    MarkerDef(_V + "Maximum", _TF, "Maximum value (inclusive).", value=ArgType.NUMBER, apply=_numeric("maximum")),
-    MarkerDef(
-        _V + "ExclusiveMinimum",
-        _TF,
-        "The minimum is exclusive.",
-        value=ArgType.BOOL,
-        apply=_flag("exclusiveMinimum", {"integer", "number"}),
+    # Validation: field and type level, and `kubebuilder:validation:items:<Name>` for list items.
+    _validation("Minimum", "Minimum value (inclusive).", _numeric("minimum"), ArgType.NUMBER),
+    _validation("Maximum", "Maximum value (inclusive).", _numeric("maximum"), ArgType.NUMBER),
+    _validation(
+        "ExclusiveMinimum", "The minimum is exclusive.", _flag("exclusiveMinimum", {"integer", "number"}), ArgType.BOOL
     ),
-    MarkerDef(
-        _V + "ExclusiveMaximum",
-        _TF,
-        "The maximum is exclusive.",
-        value=ArgType.BOOL,
-        apply=_flag("exclusiveMaximum", {"integer", "number"}),
+    _validation(
+        "ExclusiveMaximum", "The maximum is exclusive.", _flag("exclusiveMaximum", {"integer", "number"}), ArgType.BOOL
     ),
-    MarkerDef(
-        _V + "MultipleOf", _TF, "The value is a multiple of this.", value=ArgType.NUMBER, apply=_numeric("multipleOf")
+    _validation("MultipleOf", "The value is a multiple of this.", _numeric("multipleOf"), ArgType.NUMBER),
+    _validation("MinLength", "Minimum string length.", _keyword("minLength", {"string"}, 0), ArgType.INT),
+    _validation("MaxLength", "Maximum string length.", _keyword("maxLength", {"string"}, 0), ArgType.INT),
+    _validation("Pattern", "Regular expression the string matches.", _keyword("pattern", {"string"}), _S),
+    _validation("MinItems", "Minimum list length.", _keyword("minItems", {"array"}, 0), ArgType.INT),
+    _validation("MaxItems", "Maximum list length.", _keyword("maxItems", {"array"}, 0), ArgType.INT),
+    _validation("UniqueItems", "List items are unique.", _flag("uniqueItems", {"array"}), ArgType.BOOL),
+    _validation("MinProperties", "Minimum number of keys.", _keyword("minProperties", {"object"}, 0), ArgType.INT),
+    _validation("MaxProperties", "Maximum number of keys.", _keyword("maxProperties", {"object"}, 0), ArgType.INT),
+    _validation("Enum", "Allowed values (`A;B;C`, JSON scalars).", _enum, ArgType.ANY_LIST),
+    _validation("Format", "OpenAPI format (date-time, int32, ...).", _set("format"), _S),
+    _validation("Type", "Overrides the schema type.", _set_type, _S, priority=9),
+    _validation(
+        "XPreserveUnknownFields",
+        "Keep fields the schema does not declare (prefer +kubebuilder:pruning:PreserveUnknownFields).",
+        _flag("x-kubernetes-preserve-unknown-fields"),
     ),
-    MarkerDef(
-        _V + "MinLength", _TF, "Minimum string length.", value=ArgType.INT, apply=_keyword("minLength", {"string"}, 0)
-    ),
-    MarkerDef(
-        _V + "MaxLength", _TF, "Maximum string length.", value=ArgType.INT, apply=_keyword("maxLength", {"string"}, 0)
-    ),
-    MarkerDef(
-        _V + "Pattern", _TF, "Regular expression the string matches.", value=_S, apply=_keyword("pattern", {"string"})
-    ),
-    MarkerDef(
-        _V + "MinItems", _TF, "Minimum list length.", value=ArgType.INT, apply=_keyword("minItems", {"array"}, 0)
-    ),
-    MarkerDef(
-        _V + "MaxItems", _TF, "Maximum list length.", value=ArgType.INT, apply=_keyword("maxItems", {"array"}, 0)
-    ),
-    MarkerDef(
-        _V + "UniqueItems", _TF, "List items are unique.", value=ArgType.BOOL, apply=_flag("uniqueItems", {"array"})
-    ),
-    MarkerDef(
-        _V + "MinProperties",
-        _TF,
-        "Minimum number of keys.",
-        value=ArgType.INT,
-        apply=_keyword("minProperties", {"object"}, 0),
-    ),
-    MarkerDef(
-        _V + "MaxProperties",
-        _TF,
-        "Maximum number of keys.",
-        value=ArgType.INT,
-        apply=_keyword("maxProperties", {"object"}, 0),
-    ),
-    MarkerDef(_V + "Enum", _TF, "Allowed values.", value=ArgType.ANY_LIST, apply=_enum),
-    MarkerDef(_V + "Format", _TF, "OpenAPI format (date-time, int32, ...).", value=_S, apply=_set("format")),
-    MarkerDef(_V + "Type", _TF, "Overrides the schema type.", value=_S, apply=_set_type, priority=9),
-    MarkerDef(
-        _V + "XPreserveUnknownFields",
-        _TF,
-        "Keep fields the schema does not declare.",
-        apply=_flag("x-kubernetes-preserve-unknown-fields"),
-    ),
-    MarkerDef(
-        "kubebuilder:pruning:PreserveUnknownFields",
-        _TF,
-        "Keep fields the schema does not declare.",
-        apply=_flag("x-kubernetes-preserve-unknown-fields"),
-    ),
-    MarkerDef(
-        _V + "XEmbeddedResource",
-        _TF,
+    _validation(
+        "XEmbeddedResource",
         "The object is a full Kubernetes object (apiVersion, kind, metadata).",
-        apply=_flag("x-kubernetes-embedded-resource"),
+        _flag("x-kubernetes-embedded-resource"),
     ),
-    MarkerDef(
-        _V + "EmbeddedResource", _F, "Alias of XEmbeddedResource.", apply=_flag("x-kubernetes-embedded-resource")
-    ),
-    MarkerDef(_V + "XIntOrString", _TF, "The value is an integer or a string.", apply=_int_or_string, priority=9),
-    MarkerDef(
-        _V + "XValidation",
-        _TF,
-        "A CEL validation rule.",
+    _validation("XIntOrString", "The value is an integer or a string.", _int_or_string, priority=9),
+    _validation(
+        "XValidation",
+        "A CEL validation rule (reason: FieldValueInvalid, FieldValueForbidden, FieldValueRequired or "
+        "FieldValueDuplicate).",
+        _xvalidation,
         repeatable=True,
-        apply=_xvalidation,
         args=(
             Arg("rule", _S),
             Arg("message", _S, True),
@@ -375,51 +403,87 @@ MARKERS: tuple[MarkerDef, ...] = (
             Arg("optionalOldSelf", ArgType.BOOL, True),
         ),
     ),
+    MarkerDef(
+        "kubebuilder:pruning:PreserveUnknownFields",
+        _TF,
+        "Keep fields the schema does not declare.",
+        apply=_flag("x-kubernetes-preserve-unknown-fields"),
+    ),
+    MarkerDef(
+        _V + "EmbeddedResource", _F, "Alias of XEmbeddedResource.", apply=_flag("x-kubernetes-embedded-resource")
+    ),
     MarkerDef(_V + "Schemaless", _F, "No schema for this field: any value."),
     MarkerDef(_V + "Required", _F | _P, "The field is required (package level: fields are required by default)."),
     MarkerDef(_V + "Optional", _F | _P, "The field is optional (package level: fields are optional by default)."),
     MarkerDef(
-        _V + "ExactlyOneOf",
-        _T,
-        "Exactly one of these fields is set.",
-        value=ArgType.STRING_LIST,
-        apply=_one_of_family("ExactlyOneOf"),
-        priority=12,
-        repeatable=True,
-    ),
-    MarkerDef(
         _V + "AtMostOneOf",
         _T,
         "At most one of these fields is set.",
-        value=ArgType.STRING_LIST,
+        value=_L,
         apply=_one_of_family("AtMostOneOf"),
         priority=11,
+        repeatable=True,
+    ),
+    MarkerDef(
+        _V + "ExactlyOneOf",
+        _T,
+        "Exactly one of these fields is set.",
+        value=_L,
+        apply=_one_of_family("ExactlyOneOf"),
+        priority=12,
         repeatable=True,
     ),
     MarkerDef(
         _V + "AtLeastOneOf",
         _T,
         "At least one of these fields is set.",
-        value=ArgType.STRING_LIST,
+        value=_L,
         apply=_one_of_family("AtLeastOneOf"),
         priority=13,
         repeatable=True,
     ),
+    MarkerDef(
+        "k8s:enum",
+        _T,
+        "On a str Enum class: a string schema whose enum is the members' values, sorted.",
+        apply=_k8s_enum,
+    ),
     MarkerDef("required", _F, "The field is required.", aliases=("k8s:required",)),
     MarkerDef("optional", _F, "The field is optional.", aliases=("k8s:optional",)),
-    MarkerDef("nullable", _F, "The field may be null.", apply=_flag("nullable")),
-    MarkerDef("kubebuilder:default", _F, "Default value (relaxed JSON).", value=ArgType.ANY, apply=_set("default")),
-    MarkerDef("default", _F, "Default value (JSON).", value=ArgType.ANY, apply=_set("default"), priority=9),
-    MarkerDef("kubebuilder:example", _TF, "Example value.", value=ArgType.ANY, apply=_set("example")),
-    MarkerDef("kubebuilder:title", _TF, "Schema title.", value=ArgType.ANY, apply=_title),
+    MarkerDef(
+        "nullable", _F, "The field may be null (Optional alone means it may be omitted).", apply=_flag("nullable")
+    ),
+    MarkerDef(
+        "kubebuilder:default",
+        _F,
+        "Default value, relaxed JSON (`forty-two`, `{a: 1}`, `{x,y}`); overrides +default.",
+        value=ArgType.ANY,
+        apply=_default,
+    ),
+    MarkerDef(
+        "default",
+        _F,
+        'Default value, JSON (`"x"`, `[1,2]`, `{"k": 1}`); `ref(...)` is ignored.',
+        value=ArgType.JSON,
+        apply=_kubernetes_default,
+        priority=9,
+    ),
+    MarkerDef("kubebuilder:example", _F, "Example value (relaxed JSON).", value=ArgType.ANY, apply=_set("example")),
+    MarkerDef("kubebuilder:title", _TF, "Schema title (a string).", value=ArgType.ANY, apply=_title),
     MarkerDef(
         "kubebuilder:externalDocs",
         _TF,
         "Link to external documentation.",
-        args=(Arg("url", _S, True), Arg("description", _S, True)),
+        args=(Arg("url", _S), Arg("description", _S, True)),
         apply=_external_docs,
+        aliases=("kubebuilder:externalDoc",),
     ),
-    MarkerDef("k8s:immutable", _F, "The field cannot change once set.", apply=_immutable),
+    MarkerDef(
+        "k8s:immutable",
+        _F,
+        "The field cannot change once set (self == oldSelf; an optional field also cannot be removed).",
+        apply=_immutable,
+    ),
     # Topology (server-side apply).
     MarkerDef(
         "listType", _TF, "atomic, set or map.", value=_S, apply=_list_type, priority=9, aliases=("k8s:listType",)
@@ -427,7 +491,7 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef(
         "listMapKey",
         _TF,
-        "A key of a map list.",
+        "A key of a map list (repeat for several keys).",
         value=_S,
         apply=_list_map_key,
         repeatable=True,
@@ -437,21 +501,55 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef(
         "structType", _TF, "atomic or granular.", value=_S, apply=_map_type("structType"), aliases=("k8s:structType",)
     ),
-    # RBAC (controllers; any comment in the module).
+    # RBAC and webhooks (controllers and webhooks; any comment in the module).
     MarkerDef(
         "kubebuilder:rbac",
-        _P,
+        _M,
         "A rule of the manager's role.",
         repeatable=True,
         args=(
-            Arg("groups", ArgType.STRING_LIST, True),
-            Arg("resources", ArgType.STRING_LIST, True),
-            Arg("resourceNames", ArgType.STRING_LIST, True),
-            Arg("verbs", ArgType.STRING_LIST),
-            Arg("urls", ArgType.STRING_LIST, True),
+            Arg("groups", _L, True),
+            Arg("resources", _L, True),
+            Arg("resourceNames", _L, True),
+            Arg("verbs", _L),
+            Arg("urls", _L, True),
             Arg("namespace", _S, True),
             Arg("roleName", _S, True),
         ),
+    ),
+    MarkerDef(
+        "kubebuilder:webhook",
+        _M,
+        "An admission webhook served by the manager.",
+        repeatable=True,
+        args=(
+            Arg("mutating", ArgType.BOOL),
+            Arg("failurePolicy", _S),
+            Arg("groups", _L),
+            Arg("resources", _L),
+            Arg("verbs", _L),
+            Arg("versions", _L),
+            Arg("name", _S),
+            Arg("admissionReviewVersions", _L),
+            Arg("path", _S, True),
+            Arg("url", _S, True),
+            Arg("sideEffects", _S, True),
+            Arg("matchPolicy", _S, True),
+            Arg("timeoutSeconds", ArgType.INT, True),
+            Arg("reinvocationPolicy", _S, True),
+            Arg("webhookVersions", _L, True),
+            Arg("serviceName", _S, True),
+            Arg("serviceNamespace", _S, True),
+            Arg("servicePort", ArgType.INT, True),
+            Arg("patch", _S, True),
+        ),
+    ),
+    MarkerDef(
+        "kubebuilder:webhookconfiguration",
+        _M,
+        "Names the Mutating/ValidatingWebhookConfiguration object.",
+        repeatable=True,
+        args=(Arg("mutating", ArgType.BOOL), Arg("name", _S)),
     ),
 )
 

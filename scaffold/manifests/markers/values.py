@@ -21,10 +21,21 @@ class ArgType(enum.Enum):
     STRING_LIST = "string list"
     ANY_LIST = "list"  # Enum=1;2;"foo": each item any scalar
     ANY = "any"  # default / example: relaxed JSON
+    JSON = "JSON"  # +default: strict JSON; `ref(...)` (a Go constant) reads as IGNORED
 
 
 class ValueSyntaxError(ValueError):
     """The text of a marker value does not match its type."""
+
+
+class _Ignored:
+    """A value controller-gen reads and drops (`+default=ref(...)` names a Go constant it cannot evaluate)."""
+
+    def __repr__(self) -> str:
+        return "IGNORED"
+
+
+IGNORED = _Ignored()
 
 
 class Scanner:
@@ -105,6 +116,8 @@ def read_value(scanner: Scanner, arg_type: ArgType, stops: str) -> Any:
         return _read_list(scanner, arg_type, stops)
     if arg_type is ArgType.ANY:
         return parse_any(scanner.read_string(stops))
+    if arg_type is ArgType.JSON:
+        return _parse_json(scanner)
     raw = scanner.read_string(stops)
     if arg_type is ArgType.BOOL:
         if raw in ("true", "false"):
@@ -149,6 +162,19 @@ def _read_item(scanner: Scanner, item_type: ArgType, stops: str) -> Any:
     quoted = scanner.peek() in ('"', "`")
     raw = scanner.read_string(stops)
     return raw if quoted else parse_any(raw)
+
+
+def _parse_json(scanner: Scanner) -> Any:
+    """The rest of the marker as strict JSON, as `+default` takes it (`+default="x"`, `+default=[1,2]`)."""
+    raw = scanner.text[scanner.pos :].strip()
+    scanner.pos = len(scanner.text)
+    if raw.startswith("ref("):
+        return IGNORED
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        hint = " (strings need double quotes: +default=\"text\")" if raw and raw[0] not in "[{\"" else ""
+        raise ValueSyntaxError(f"expected JSON, found {raw!r}: {exc.msg}{hint}") from None
 
 
 def _parse_number(raw: str) -> int | float:
