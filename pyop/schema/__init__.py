@@ -10,17 +10,18 @@ This is what kube-apiserver does to a custom resource on every write, reproduced
 Errors are ``FieldError`` values that print exactly like the API server's field errors.
 """
 
-from pyop.schema.defaulting import apply_defaults, prune_nulls
+from pyop.schema.defaulting import apply_defaults, apply_defaults_in_place, prune_nulls, prune_nulls_in_place
 from pyop.schema.errors import OMITTED, FieldError
-from pyop.schema.pruning import prune, unknown_fields
+from pyop.schema.pruning import prune, prune_in_place, unknown_fields
 from pyop.schema.validation import validate
-from pyop.schema.values import ABSENT
+from pyop.schema.values import ABSENT, copy_json
 
 __all__ = [
     "ABSENT",
     "OMITTED",
     "FieldError",
     "apply_defaults",
+    "copy_json",
     "normalize",
     "prune",
     "prune_nulls",
@@ -29,7 +30,19 @@ __all__ = [
 ]
 
 
-def normalize(obj: object, schema: dict, *, resource_root: bool = True) -> object:  # type: ignore[type-arg]
-    """Prune, drop non-nullable nulls, then default: the API server's order before validation."""
-    pruned = prune(obj, schema, resource_root=resource_root)
-    return apply_defaults(prune_nulls(pruned, schema), schema)
+def normalize(
+    obj: object,
+    schema: dict,  # type: ignore[type-arg]
+    *,
+    resource_root: bool = True,
+    in_place: bool = False,
+) -> object:
+    """Prune, drop non-nullable nulls, then default: the API server's order before validation.
+
+    The result is a new value unless ``in_place``: then ``obj`` itself is changed and returned,
+    which saves the copy for a caller that owns ``obj`` (the test API server, on every write).
+    """
+    target = obj if in_place else copy_json(obj)
+    prune_in_place(target, schema, resource_root=resource_root)
+    prune_nulls_in_place(target, schema)
+    return apply_defaults_in_place(target, schema)

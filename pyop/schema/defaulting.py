@@ -9,8 +9,9 @@ that is absent and has no default of its own.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from pyop.schema.values import copy_json
 
 
 def _non_nullable_null(value: Any, schema: Any) -> bool:
@@ -26,7 +27,7 @@ def _default_in_place(value: Any, schema: Any) -> None:
             if not isinstance(field_schema, dict) or field_schema.get("default") is None:
                 continue
             if name not in value or _non_nullable_null(value[name], field_schema):
-                value[name] = copy.deepcopy(field_schema["default"])
+                value[name] = copy_json(field_schema["default"])
         additional = schema.get("additionalProperties")
         for name, field_value in value.items():
             field_schema = properties.get(name)
@@ -34,7 +35,7 @@ def _default_in_place(value: Any, schema: Any) -> None:
                 _default_in_place(field_value, field_schema)
             elif isinstance(additional, dict):
                 if _non_nullable_null(field_value, additional) and additional.get("default") is not None:
-                    value[name] = copy.deepcopy(additional["default"])
+                    value[name] = copy_json(additional["default"])
                 _default_in_place(value[name], additional)
     elif isinstance(value, list):
         items = schema.get("items")
@@ -42,15 +43,19 @@ def _default_in_place(value: Any, schema: Any) -> None:
             return
         for position, item in enumerate(value):
             if _non_nullable_null(item, items) and items.get("default") is not None:
-                value[position] = copy.deepcopy(items["default"])
+                value[position] = copy_json(items["default"])
             _default_in_place(value[position], items)
 
 
 def apply_defaults(obj: Any, schema: dict[str, Any]) -> Any:
     """A defaulted copy of ``obj`` (the input is not modified)."""
-    result = copy.deepcopy(obj)
-    _default_in_place(result, schema)
-    return result
+    return apply_defaults_in_place(copy_json(obj), schema)
+
+
+def apply_defaults_in_place(obj: Any, schema: dict[str, Any]) -> Any:
+    """``apply_defaults`` without the copy: ``obj`` itself is defaulted and returned."""
+    _default_in_place(obj, schema)
+    return obj
 
 
 def _prune_nulls_in_place(value: Any, schema: Any) -> None:
@@ -76,6 +81,10 @@ def _prune_nulls_in_place(value: Any, schema: Any) -> None:
 def prune_nulls(obj: Any, schema: dict[str, Any]) -> Any:
     """A copy without ``null`` fields that are not nullable and have no default to replace them
     (``defaulting/prunenulls.go``); list items are left alone, as in Kubernetes."""
-    result = copy.deepcopy(obj)
-    _prune_nulls_in_place(result, schema)
-    return result
+    return prune_nulls_in_place(copy_json(obj), schema)
+
+
+def prune_nulls_in_place(obj: Any, schema: dict[str, Any]) -> Any:
+    """``prune_nulls`` without the copy: ``obj`` itself is changed and returned."""
+    _prune_nulls_in_place(obj, schema)
+    return obj

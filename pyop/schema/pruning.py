@@ -10,10 +10,10 @@ there), exactly like the API server.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 from pyop.schema.errors import child, index
+from pyop.schema.values import copy_json
 
 _RESOURCE_FIELDS: Final = frozenset({"apiVersion", "kind", "metadata"})
 OBJECT_META_FIELDS: Final = frozenset(
@@ -113,9 +113,13 @@ def prune(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> An
     ``resource_root`` (default True) treats ``obj`` as a whole custom resource, whose
     ``apiVersion``/``kind``/``metadata`` are never pruned (the API server owns them).
     """
-    result = copy.deepcopy(obj)
-    _prune_in_place(result, schema, "", resource_root, [])
-    return result
+    return prune_in_place(copy_json(obj), schema, resource_root=resource_root)
+
+
+def prune_in_place(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> Any:
+    """``prune`` without the copy: ``obj`` itself is pruned and returned (for callers that own it)."""
+    _prune_in_place(obj, schema, "", resource_root, [])
+    return obj
 
 
 def unknown_fields(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> list[str]:
@@ -124,5 +128,5 @@ def unknown_fields(obj: Any, schema: dict[str, Any], *, resource_root: bool = Tr
     These are the fields ``kubectl apply --validate=strict`` reports as ``unknown field``.
     """
     dropped: list[str] = []
-    _prune_in_place(copy.deepcopy(obj), schema, "", resource_root, dropped)
+    _prune_in_place(copy_json(obj), schema, "", resource_root, dropped)
     return dropped

@@ -28,6 +28,19 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def copy_json(value: Any) -> Any:
+    """Deep copy of a decoded JSON value: dicts and lists are copied, scalars shared.
+
+    Several times faster than ``copy.deepcopy`` (no memo, no dispatch per type), which matters
+    because the test API server normalizes a custom resource on every write.
+    """
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
 def type_matches(declared: str, actual: str) -> bool:
     """Whether a value of JSON type ``actual`` satisfies ``type: declared``."""
     return declared == actual or (declared == "number" and actual == "integer")

@@ -119,6 +119,9 @@ def _finalizers_remain(resource_type: ResourceType, obj: dict[str, Any]) -> bool
 
 
 class Operations:
+    """The registry of every kind. Request bodies handed to it become its own: they are pruned,
+    defaulted and stored without a defensive copy (a copy per write was the largest cost of one)."""
+
     def __init__(
         self,
         store: Store,
@@ -527,7 +530,8 @@ class Operations:
                 new["status"] = status
         elif resource_type.has_status:
             if "status" in current:
-                new["status"] = current["status"]
+                # A copy: admission prunes and defaults ``new`` in place, and stored objects never change.
+                new["status"] = clone_json(current["status"])
             else:
                 new.pop("status", None)
         metadata = new["metadata"]

@@ -27,6 +27,7 @@ from pyop.testing.handlers import ApiHandler, error_response, is_watch, json_res
 from pyop.testing.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from pyop.testing.operations import Operations, WriteOptions
+from pyop.testing.patch import clone_json
 from pyop.testing.resources import ResourceRegistry
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.store import Store
@@ -133,9 +134,9 @@ class TestAPIServer:
         name = (crd.get("metadata") or {}).get("name", "")
         options = WriteOptions(field_manager="pyop-testing")
         if self.store.get(CRD_STORAGE_KEY, "", name) is None:
-            self.operations.create(crd_type, "", dict(crd), options)
+            self.operations.create(crd_type, "", clone_json(crd), options)
         else:
-            self.operations.apply(crd_type, "", name, dict(crd), options)
+            self.operations.apply(crd_type, "", name, clone_json(crd), options)
 
     def load_crds(self, path: str | Path) -> list[str]:
         """Add every CustomResourceDefinition found in a YAML file or in the YAML files under a folder."""
