@@ -90,8 +90,10 @@ class SchemaBuilder:
     def __init__(self, builtin_schema: Any, *, embedded_object_meta: bool = False) -> None:
         self._builtin_schema = builtin_schema
         self._embedded_object_meta = embedded_object_meta
-        self._cache: dict[type, bytes] = {}
-        self._stack: list[type] = []
+        self._cache: dict[Any, bytes] = {}
+        self._stack: list[Any] = []
+        self._aliases: dict[int, tuple[Any, str, DocBlock]] = {}  # id(Annotated alias) -> (alias, name, docs)
+        self._indexed_packages: set[str] = set()
 
     # -- classes --------------------------------------------------------------------------------------------------
 
@@ -99,21 +101,54 @@ class SchemaBuilder:
         """The object schema of a model class, with its type-level markers applied. Returns a fresh copy."""
         return self._named(cls, self._build_model_schema)
 
-    def _named(self, cls: type, build: Callable[[Any], Schema]) -> Schema:
-        frozen = self._cache.get(cls)
+    def _named(self, cls: Any, build: Callable[[Any], Schema]) -> Schema:
+        """The cached schema of a named class or type alias (built once, handed out as fresh copies)."""
+        frozen = self._cache.get(cls) if isinstance(cls, type) else self._cache.get(id(cls))
         if frozen is None:
-            if cls in self._stack:
-                chain = " -> ".join(c.__name__ for c in [*self._stack, cls])
+            if any(entry is cls for entry in self._stack):
+                chain = " -> ".join(_type_name(c) for c in [*self._stack, cls])
                 raise SchemaError(f"model {cls.__name__} refers to itself ({chain}); structural schemas are finite")
             self._stack.append(cls)
             try:
                 schema = build(cls)
             finally:
                 self._stack.pop()
-            frozen = self._cache[cls] = pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL)
+            frozen = pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL)
+            self._cache[cls if isinstance(cls, type) else id(cls)] = frozen
         return pickle.loads(frozen)  # type: ignore[no-any-return]
 
+    def _build_alias_schema(self, alias: Any) -> Schema:
+        """A documented type alias (`Callsign = Annotated[str, Field(max_length=7)]`): its schema, description and
+        type markers, as controller-gen treats a named Go type."""
+        _, name, docs = self._aliases[id(alias)]
+        schema = self.type_schema(alias, [], f"alias {name}", resolve_alias=False)
+        if docs.description:
+            schema["description"] = docs.description
+        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"alias {name}", {})
+        return schema
+
+    def _alias(self, annotation: Any) -> tuple[Any, str, DocBlock] | None:
+        return self._aliases.get(id(annotation)) if typing.get_origin(annotation) is typing.Annotated else None
+
+    def index_aliases(self, cls: type) -> None:
+        """Learn the documented type aliases of the project package `cls` belongs to (its top-level package)."""
+        top = cls.__module__.split(".")[0]
+        if top in self._indexed_packages:
+            return
+        self._indexed_packages.add(top)
+        for name, module in list(sys.modules.items()):
+            if name != top and not name.startswith(top + "."):
+                continue
+            path = getattr(module, "__file__", None)
+            if not path or not path.endswith(".py"):
+                continue
+            for alias_name, block in read_module_docs(Path(path)).aliases.items():
+                value = getattr(module, alias_name, None)
+                if typing.get_origin(value) is typing.Annotated:
+                    self._aliases.setdefault(id(value), (value, alias_name, block))
+
     def _build_model_schema(self, cls: type[BaseModel]) -> Schema:
+        self.index_aliases(cls)
         docs = class_docs(cls)
         required_by_default = package_default_required(cls)
         schema: Schema = {"type": "object"}
@@ -163,14 +198,14 @@ class SchemaBuilder:
         where = f"field {owner.__name__}.{name}"
         location = SourceLocation(*_source_of(owner)) if docs is EMPTY else SourceLocation(_docs_path(owner), docs.line)
         try:
+            own_metadata: list[Any] = []
             if docs.has(_SCHEMALESS):
                 schema: Schema = {}
             elif name == "metadata" and issubclass_safe(owner, "Resource"):
                 schema = {"type": "object"}
             else:
-                builtin = [m for m in info.metadata if type(m).__name__ == "BuiltinType"]
-                schema = self.type_schema(info.annotation, builtin, where, allow_any=_preserves(docs))
-            spellings = _field_keywords(info, schema)
+                schema, own_metadata = self._field_type_schema(info, where, _preserves(docs))
+            spellings = _field_keywords(own_metadata, info, schema)
             spellings.update(_type_spellings(info.annotation, schema))
             description = info.description or docs.description
             if description:
@@ -187,13 +222,40 @@ class SchemaBuilder:
             raise MarkerError(f"{where}: {exc}", location) from None
         return schema, _is_required(info, docs, required_by_default)
 
+    def _field_type_schema(self, info: FieldInfo, where: str, allow_any: bool) -> tuple[Schema, list[Any]]:
+        """The schema of a field's type, and the field's own constraints still to apply.
+
+        pydantic unpacks a field's top-level `Annotated[...]` into `info.metadata`, losing which alias the field
+        was written with; `_original_annotation` keeps it, so a documented alias still brings its markers.
+        """
+        raw = getattr(info, "_original_annotation", None)
+        found = self._alias(raw)
+        if found is not None:
+            alias_items = {id(item) for item in _flat_metadata(typing.get_args(raw)[1:])}
+            own = [m for m in info.metadata if id(m) not in alias_items]
+            return self._named(raw, self._build_alias_schema), own
+        builtin = [m for m in info.metadata if type(m).__name__ == "BuiltinType"]
+        return self.type_schema(info.annotation, builtin, where, allow_any=allow_any), list(info.metadata)
+
     # -- types ----------------------------------------------------------------------------------------------------
 
     def type_schema(
-        self, tp: Any, metadata: list[Any], where: str, *, allow_any: bool = False, nested: bool = False
+        self,
+        tp: Any,
+        metadata: list[Any],
+        where: str,
+        *,
+        allow_any: bool = False,
+        nested: bool = False,
+        resolve_alias: bool = True,
     ) -> Schema:
         """The schema of a Python type annotation (with its `Annotated` metadata)."""
         origin = typing.get_origin(tp)
+        if origin is typing.Annotated and resolve_alias and self._alias(tp) is not None:
+            schema = self._named(tp, self._build_alias_schema)
+            for item in metadata:
+                _apply_constraint(schema, item)
+            return schema
         if origin is typing.Annotated:
             inner, *extra = typing.get_args(tp)
             return self.type_schema(inner, [*extra, *metadata], where, allow_any=allow_any, nested=nested)
@@ -510,13 +572,27 @@ def _apply_constraint(schema: Schema, item: Any) -> dict[str, str]:
     return spelled
 
 
-def _field_keywords(info: FieldInfo, schema: Schema) -> dict[str, str]:
+def _flat_metadata(items: Sequence[Any]) -> list[Any]:
+    """`Annotated` metadata with `Field(...)` objects opened up into their constraints (pydantic does the same)."""
+    flat: list[Any] = []
+    for item in items:
+        flat.append(item)
+        if isinstance(item, FieldInfo):
+            flat.extend(item.metadata)
+    return flat
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or repr(tp)
+
+
+def _field_keywords(metadata: list[Any], info: FieldInfo, schema: Schema) -> dict[str, str]:
     """Apply the pydantic spellings on the field itself (`Field(...)`, `Annotated` constraints, title, examples).
 
     Returns {keyword: how it was spelled} so that a disagreeing marker can be reported with both.
     """
     spelled: dict[str, str] = {}
-    for item in info.metadata:
+    for item in metadata:
         spelled.update(_apply_constraint(schema, item))
     if info.title:
         schema["title"] = info.title

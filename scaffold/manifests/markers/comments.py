@@ -52,6 +52,7 @@ class ModuleDocs:
     module: DocBlock = EMPTY
     classes: dict[str, DocBlock] = field(default_factory=dict)
     fields: dict[tuple[str, str], DocBlock] = field(default_factory=dict)
+    aliases: dict[str, DocBlock] = field(default_factory=dict)  # module-level `Name = Annotated[...]` with docs
     all_markers: tuple[ParsedMarker, ...] = ()  # every marker comment in the file (RBAC markers live anywhere)
 
     def for_class(self, qualname: str) -> DocBlock:
@@ -91,7 +92,29 @@ def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
         marker for line, text in sorted(comments.items()) if (marker := _marker(text, display, line)) is not None
     )
     _walk(tree.body, "", comments, display, docs)
+    _module_assignments(tree.body, comments, display, docs)
     return docs
+
+
+def _module_assignments(body: list[ast.stmt], comments: dict[int, str], path: str, docs: ModuleDocs) -> None:
+    """Docs of module-level assignments: a type alias (`Callsign = Annotated[str, ...]`) may carry type markers,
+    as a named Go type does (`type Callsign string` with markers above it)."""
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target = statement.target
+        else:
+            continue
+        if not isinstance(target, ast.Name):
+            continue
+        block = _block_above(statement.lineno, comments, path)
+        docstring = _attribute_docstring(body[index + 1 : index + 2])
+        if docstring and not block.description:
+            block = DocBlock(block.markers, docstring, block.line)
+        if block.markers or block.description:
+            check_placement(block, Target.TYPE, f"alias {target.id}")
+            docs.aliases[target.id] = block
 
 
 def _comment_lines(source: str) -> dict[int, str]:
