@@ -169,6 +169,7 @@ def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str,
     if layout.project.multigroup:
         changes.add_file(f"{layout.controllers_dir}/__init__.py", rendered["controllers_group_init.py"], IfExists.SKIP)
     changes.add_file(layout.controller_file, rendered["controller.py"])
+    changes.add_file(layout.controller_test_file, rendered["controller_test.py"])
     main = changes.read_text(layout.main_file)
     if main is None:
         raise UsageError(f"cannot register the controller: {layout.main_file} is missing")

@@ -84,6 +84,11 @@ class KindLayout:
         return f"{_module_part(self.group)}_{self.kind_module}_controller"
 
     @property
+    def controller_test_file(self) -> str:
+        """The controller's test: flat under tests/, named after the (group-unique) alias main.py uses."""
+        return f"tests/test_{self.controller_alias}.py"
+
+    @property
     def sample_file(self) -> str:
         return f"config/samples/{self.group}_{self.version}_{self.kind.lower()}.yaml"
 

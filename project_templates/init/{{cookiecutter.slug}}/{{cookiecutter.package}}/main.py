@@ -7,7 +7,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 
-from pyop.manager import Manager, ManagerOptions
+from pyop.manager import LeaderElectionLost, Manager, ManagerOptions, ping
 
 # +kubebuilder:scaffold:imports
 
@@ -29,6 +29,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--leader-elect",
         action="store_true",
         help="Enable leader election, ensuring only one active manager.",
+    )
+    parser.add_argument(
+        "--leader-elect-release-on-cancel",
+        action="store_true",
+        help="Release the leader Lease on shutdown so the next replica takes over at once (only if the process "
+        "exits right after the manager stops, as this one does).",
     )
     parser.add_argument(
         "--metrics-secure",
@@ -77,6 +83,7 @@ def build_manager(args: argparse.Namespace) -> Manager:
         health_probe_bind_address=args.health_probe_bind_address,
         leader_election=args.leader_elect,
         leader_election_id=LEADER_ELECTION_ID,
+        leader_election_release_on_cancel=args.leader_elect_release_on_cancel,
         namespaces=watch_namespaces(),
         kubeconfig=args.kubeconfig,
         context=args.context,
@@ -84,13 +91,19 @@ def build_manager(args: argparse.Namespace) -> Manager:
         log_level=args.log_level,
     )
     manager = Manager(options)
+    manager.add_healthz_check("healthz", ping)
+    manager.add_readyz_check("readyz", ping)
     setup_controllers(manager)
     return manager
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    asyncio.run(build_manager(args).run())
+    try:
+        asyncio.run(build_manager(args).run())
+    except LeaderElectionLost:
+        # Another replica leads now; exit so that Kubernetes restarts this one as a candidate.
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,310 @@
+"""pyop's controller runtime next to kopf, doing the same job against the same test API server in one run.
+
+The job: N custom resources (default 2,000) exist; the operator must give each a `Ready=True` status condition
+with `observedGeneration`, reading the object from its cache (pyop: the informer's lister; kopf: the watch body
+it hands to the handler) and patching the status subresource.
+
+Each operator runs in its own process (its memory and CPU are its own; the server keeps one core in this
+process), with its own namespace of N objects on one shared `pyop.testing.TestAPIServer`, connecting through
+the server's kubeconfig like a real deployment. Measured per operator:
+
+* seconds from process start until every object's condition is on the server (polled in the server's store,
+  which costs the server no requests),
+* API requests the operator sent meanwhile, per object and per reconcile (handler call for kopf),
+* peak resident memory of the operator process (VmHWM).
+
+kopf runs with its defaults except that posting Kubernetes Events for handler results is switched off (pyop
+posts none in this job) and logging is quiet; its per-object progress annotations are part of how kopf works.
+
+    python bench/bench_controller.py               # 2,000 objects, both operators
+    python bench/bench_controller.py --objects 500 --workers 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+GROUP = "bench.pyop.dev"
+PLURAL = "widgets"
+STORAGE_KEY = f"{PLURAL}.{GROUP}"
+CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": STORAGE_KEY},
+    "spec": {
+        "group": GROUP,
+        "scope": "Namespaced",
+        "names": {"plural": PLURAL, "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "properties": {"size": {"type": "integer"}, "image": {"type": "string"}},
+                            },
+                            "status": {
+                                "type": "object",
+                                "properties": {
+                                    "conditions": {
+                                        "type": "array",
+                                        "x-kubernetes-list-type": "map",
+                                        "x-kubernetes-list-map-keys": ["type"],
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["type", "status", "reason", "lastTransitionTime"],
+                                            "properties": {
+                                                "type": {"type": "string"},
+                                                "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                                                "reason": {"type": "string"},
+                                                "message": {"type": "string"},
+                                                "lastTransitionTime": {"type": "string", "format": "date-time"},
+                                                "observedGeneration": {"type": "integer"},
+                                            },
+                                        },
+                                    }
+                                },
+                            },
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+# --- the operators (each runs in its own process) ---------------------------------------------------------------
+
+
+def run_pyop_operator(namespace: str, workers: int) -> None:
+    """A pyop operator as a user writes it: a model, a reconciler reading the lister, a manager."""
+    from pydantic import Field
+
+    from pyop.api import Condition, GroupVersion, KubeModel, Resource
+    from pyop.controller import Request, Result, set_status_condition
+    from pyop.manager import Manager, ManagerOptions
+
+    class WidgetSpec(KubeModel):
+        size: int = 0
+        image: str = ""
+
+    class WidgetStatus(KubeModel):
+        conditions: list[Condition] = Field(default_factory=list)
+
+    class Widget(Resource, group_version=GroupVersion(GROUP, "v1")):
+        spec: WidgetSpec = Field(default_factory=WidgetSpec)
+        status: WidgetStatus | None = None
+
+    manager = Manager(
+        ManagerOptions(
+            namespaces=[namespace],
+            metrics_bind_address="0",
+            health_probe_bind_address="0",
+            log_format="console",
+            log_level="warning",
+        )
+    )
+    widgets = manager.lister(Widget)
+    client = manager.client
+    reconciles = 0
+
+    class WidgetReconciler:
+        async def reconcile(self, request: Request) -> Result:
+            nonlocal reconciles
+            reconciles += 1
+            widget = widgets.get(request.name, request.namespace)
+            if widget is None:
+                return Result()
+            conditions = list(widget.status.conditions) if widget.status else []
+            if set_status_condition(
+                conditions,
+                type="Ready",
+                status=True,
+                reason="Reconciled",
+                message="widget is ready",
+                observed_generation=widget.metadata.generation,
+            ):
+                await client.patch_status(
+                    Widget,
+                    request.name,
+                    {"status": {"conditions": [condition.to_dict() for condition in conditions]}},
+                    request.namespace,
+                )
+            return Result()
+
+    manager.controller_for(Widget).with_options(max_concurrent_reconciles=workers).complete(WidgetReconciler())
+    try:
+        asyncio.run(manager.run())
+    finally:
+        print(f"RECONCILES {reconciles}", flush=True)
+
+
+def run_kopf_operator(namespace: str) -> None:
+    """The same job as kopf users write it: a creation handler patching the status through kopf's `patch`."""
+    import logging
+
+    import kopf
+
+    calls = 0
+
+    @kopf.on.startup()
+    def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
+        settings.posting.enabled = False
+
+    @kopf.on.create(GROUP, "v1", PLURAL)
+    def created(body: Any, patch: Any, **_: Any) -> None:
+        nonlocal calls
+        calls += 1
+        patch.status["conditions"] = [
+            {
+                "type": "Ready",
+                "status": "True",
+                "reason": "Reconciled",
+                "message": "widget is ready",
+                "lastTransitionTime": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "observedGeneration": body["metadata"].get("generation"),
+            }
+        ]
+
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        kopf.run(standalone=True, namespaces=[namespace], clusterwide=False)
+    finally:
+        print(f"RECONCILES {calls}", flush=True)
+
+
+# --- the driver ---------------------------------------------------------------------------------------------
+
+
+def _ready(obj: dict[str, Any]) -> bool:
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            return condition.get("observedGeneration") == obj["metadata"].get("generation")
+    return False
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def measure(server: Any, contender: str, namespace: str, objects: int, workers: int) -> dict[str, Any]:
+    env = {**os.environ, "KUBECONFIG": str(server.kubeconfig_path), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, __file__, "--role", contender, "--namespace", namespace, "--workers", str(workers)]
+    server.reset_requests()
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(*command, env=env, stdout=asyncio.subprocess.PIPE)
+    store = server.store
+    converged = None
+    peak = float("nan")
+    try:
+        async with asyncio.timeout(300):
+            while True:
+                ready = sum(1 for obj in store.objects(STORAGE_KEY, namespace) if _ready(obj))
+                if ready == objects:
+                    converged = time.monotonic() - started
+                    break
+                if process.returncode is not None:
+                    raise RuntimeError(f"{contender} exited with {process.returncode} before converging")
+                await asyncio.sleep(0.01)
+        peak = _peak_rss_mb(process.pid)
+        requests = list(server.requests)
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        stdout, _ = await process.communicate()
+    reconciles = next(
+        (int(line.split()[1]) for line in stdout.decode().splitlines() if line.startswith("RECONCILES ")), 0
+    )
+    by_verb = Counter(f"{r.verb} {r.resource}{'/' + r.subresource if r.subresource else ''}" for r in requests)
+    return {
+        "contender": contender,
+        "seconds": converged,
+        "requests": len(requests),
+        "reconciles": reconciles,
+        "peak_mb": peak,
+        "by_verb": by_verb,
+    }
+
+
+async def drive(objects: int, workers: int, contenders: list[str]) -> None:
+    from pyop.client import APIResource, Client, ClientConfig
+    from pyop.testing import TestAPIServer
+
+    widgets = APIResource(GROUP, "v1", "Widget", PLURAL, True)
+    namespaces = APIResource("", "v1", "Namespace", "namespaces", False)
+    async with TestAPIServer() as server:
+        server.add_crd(CRD)
+        async with Client(ClientConfig(server=server.url, token=server.token)) as client:
+            for contender in contenders:
+                namespace = f"bench-{contender}"
+                await client.dynamic.create(namespaces, {"metadata": {"name": namespace}})
+                for index in range(objects):
+                    await client.dynamic.create(
+                        widgets,
+                        {
+                            "metadata": {"name": f"widget-{index:05d}", "namespace": namespace},
+                            "spec": {"size": index % 7, "image": "registry.example/widget:1.0"},
+                        },
+                    )
+        print(f"{objects} Widgets per operator on one pyop.testing server; pyop workers: {workers}")
+        print(f"{'operator':<8} {'converge s':>10} {'requests':>9} {'req/object':>10} {'reconciles':>10} "
+              f"{'req/reconcile':>13} {'peak MB':>8}")
+        results = {}
+        for contender in contenders:
+            result = await measure(server, contender, f"bench-{contender}", objects, workers)
+            results[contender] = result
+            per_reconcile = result["requests"] / result["reconciles"] if result["reconciles"] else float("nan")
+            print(
+                f"{contender:<8} {result['seconds']:>10.2f} {result['requests']:>9} "
+                f"{result['requests'] / objects:>10.2f} {result['reconciles']:>10} {per_reconcile:>13.2f} "
+                f"{result['peak_mb']:>8.1f}"
+            )
+        for contender in contenders:
+            top = ", ".join(f"{key}: {count}" for key, count in results[contender]["by_verb"].most_common(5))
+            print(f"  {contender} requests: {top}")
+        if "pyop" in results and "kopf" in results:
+            pyop, kopf = results["pyop"], results["kopf"]
+            print(
+                f"kopf/pyop: converge time x{kopf['seconds'] / pyop['seconds']:.2f} (target >= 5), "
+                f"peak memory x{kopf['peak_mb'] / pyop['peak_mb']:.2f} (target >= 1), "
+                f"requests x{kopf['requests'] / pyop['requests']:.2f}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--objects", type=int, default=2000)
+    parser.add_argument("--workers", type=int, default=16, help="pyop max_concurrent_reconciles")
+    parser.add_argument("--only", choices=("pyop", "kopf"), help="run one operator only")
+    parser.add_argument("--role", choices=("pyop", "kopf"), help=argparse.SUPPRESS)
+    parser.add_argument("--namespace", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.role == "pyop":
+        run_pyop_operator(args.namespace, args.workers)
+    elif args.role == "kopf":
+        run_kopf_operator(args.namespace)
+    else:
+        contenders = [args.only] if args.only else ["pyop", "kopf"]
+        asyncio.run(drive(args.objects, args.workers, contenders))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Everything a manager can be told, with controller-runtime's defaults.
+
+The generated `main.py` fills these from Kubebuilder's command-line flags; tests build them directly (with
+`config=` pointing at `pyop.testing`'s server, bind addresses `"0"` or `"127.0.0.1:0"`, and short leader-election
+durations).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from pyop.client.config import ClientConfig
+from pyop.log import LogFormat
+
+__all__ = ["ManagerOptions"]
+
+
+@dataclass
+class ManagerOptions:
+    """Settings of a `pyop.manager.Manager`. Durations are seconds."""
+
+    # Where the API server is: `config` as is, else kubeconfig/context (controller-runtime's lookup order:
+    # argument, KUBECONFIG, in-cluster service account, ~/.kube/config).
+    kubeconfig: str | os.PathLike[str] | None = None
+    context: str | None = None
+    config: ClientConfig | None = None
+
+    # Cache: `namespaces` restricts every informer of namespaced kinds (a namespaced operator; WATCH_NAMESPACE).
+    namespaces: Sequence[str] | None = None
+    resync_period: float | None = None
+    informer_options: Mapping[str, Any] = field(default_factory=dict)
+
+    # Metrics: "0" switches the endpoint off; ":8443" HTTPS (secure) or ":8080" HTTP.
+    metrics_bind_address: str = "0"
+    metrics_secure: bool = True
+    metrics_cert_path: str = ""
+    metrics_cert_name: str = "tls.crt"
+    metrics_key_name: str = "tls.key"
+    enable_http2: bool = False
+    metrics_registry: CollectorRegistry | None = None
+
+    # Probes: "0" switches /healthz and /readyz off; Kubebuilder's flag default is ":8081".
+    health_probe_bind_address: str = "0"
+
+    # Leader election on a coordination.k8s.io/v1 Lease named leader_election_id.
+    leader_election: bool = False
+    leader_election_id: str = ""
+    leader_election_namespace: str | None = None
+    leader_election_release_on_cancel: bool = False
+    leader_election_identity: str | None = None
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+
+    # Lifecycle.
+    graceful_shutdown_timeout: float = 30.0
+    cache_sync_timeout: float = 120.0
+    handle_signals: bool = True
+    max_concurrent_reconciles: int = 1
+
+    # Logging: None leaves logging as the program set it up (tests); "console" or "json" configures it.
+    log_format: LogFormat | None = None
+    log_level: str = "info"

@@ -1,0 +1,23 @@
+"""client-go's leader election metric, as controller-runtime registers it: is this replica the leader?"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Gauge
+
+__all__ = ["LeaderElectionMetrics"]
+
+
+class LeaderElectionMetrics:
+    """`leader_election_master_status{name=<lease>}`: 1 while leading, 0 otherwise."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._gauge = Gauge(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
+            "master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+            ("name",),
+            registry=registry,
+        )
+
+    def set_leading(self, lease_name: str, leading: bool) -> None:
+        self._gauge.labels(lease_name).set(1 if leading else 0)
