@@ -100,7 +100,7 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
             if any(m.name == "kubebuilder:skip" for m in markers):
                 continue
             try:
-                info = resource_info(value, markers)
+                info = resource_info(value, markers, docs)
             except MarkerError as exc:
                 problems.append(str(exc))
                 continue
@@ -124,7 +124,7 @@ def _check_not_a_root(cls: type, problems: list[str]) -> None:
         )
 
 
-def resource_info(cls: type, markers: list[ParsedMarker]) -> ResourceInfo:
+def resource_info(cls: type, markers: list[ParsedMarker], docs: DocBlock) -> ResourceInfo:
     """Group and version of a kind: its `group_version=` keyword, or the package's `+groupName`/`+versionName`.
 
     Both may be written (the scaffold writes both); then they must agree, since the runtime addresses objects
@@ -151,7 +151,15 @@ def resource_info(cls: type, markers: list[ParsedMarker]) -> ResourceInfo:
             "group_version=GroupVersion(...) to the class or write +groupName=<group> in the package docstring"
         )
     version_name = version.value if version is not None else cls.__module__.split(".")[-2]
-    return ResourceInfo(group.value, version_name, cls.__name__, default_plural(cls.__name__))
+    resource = docs.first("kubebuilder:resource")
+    args = resource.value if resource is not None else {}
+    return ResourceInfo(
+        group=group.value,
+        version=version_name,
+        kind=cls.__name__,
+        plural=args.get("path") or default_plural(cls.__name__),
+        namespaced=args.get("scope") != "Cluster",
+    )
 
 
 def _one_line(exc: BaseException) -> str:

@@ -85,7 +85,7 @@ def project(root: Path, modules: dict[str, str], *, manifests: dict[str, Any] | 
     for relative, source in modules.items():
         path = api / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = textwrap.dedent(source)
+        body = textwrap.dedent(source).lstrip("\n")
         if body.startswith("#!raw\n"):
             body = body[len("#!raw\n") :]
         elif path.name.endswith("_types.py"):

@@ -107,10 +107,17 @@ def _names_and_scope(versions: list[KindVersion]) -> tuple[dict[str, Any], str]:
                 f"{version.info.plural!r} in the class keywords",
                 marker.location,
             )
-        scope = args.get("scope") or ("Namespaced" if version.info.namespaced else "Cluster")
+        keyword_scope = "Namespaced" if version.info.namespaced else "Cluster"
+        scope = args.get("scope") or keyword_scope
         if scope not in ("Namespaced", "Cluster"):
             raise MarkerError(
                 f"class {kind}: scope={scope} is not Namespaced or Cluster", marker.location if marker else None
+            )
+        if scope != keyword_scope:
+            raise MarkerError(
+                f"class {kind}: +kubebuilder:resource:scope={scope} disagrees with namespaced="
+                f"{version.info.namespaced} in the class keywords (the runtime addresses the kind by the keyword)",
+                marker.location if marker else None,
             )
         current = {
             "plural": plural,

@@ -465,8 +465,8 @@ def _preserves(docs: DocBlock) -> bool:
 def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spellings: dict[str, str]) -> None:
     """Apply markers in controller-tools' priority order (stable for equal priorities).
 
-    A marker that changes a keyword the Python side set (listed in `spellings`, or present before any marker
-    ran, which means the type gave it) to a different value is an error naming both. A later marker may override
+    A marker that changes or removes a keyword the Python side set (listed in `spellings`, or present before any
+    marker ran, which means the type gave it) is an error naming both. A later marker may override
     an earlier marker (`+kubebuilder:default` over `+default`), as in controller-gen.
     """
     set_by_markers: set[tuple[int, str]] = set()
@@ -485,8 +485,8 @@ def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spell
         except MarkerUsageError as exc:
             raise MarkerError(f"{where}: +{marker.text}: {exc}", marker.location) from None
         for key, old in before.items():
-            if (id(target), key) in set_by_markers or key not in target or _same(key, target[key], old):
-                continue
+            if (id(target), key) in set_by_markers or (key in target and _same(key, target[key], old)):
+                continue  # unchanged, or last set by an earlier marker (which a later one may override)
             origin = spellings[key] if target is schema and key in spellings else "the Python type"
             raise MarkerError(
                 f"{where}: +{marker.text} disagrees with {origin} ({key}: {_show(old)}); keep one of them",
