@@ -35,35 +35,59 @@ def _error_line(root: Path, stderr: str) -> tuple[int, str]:
 
 MARKER_CASES = [
     # Misspelled: an error with a suggestion, where controller-gen would silently skip the validation.
-    ("    # +kubebuilder:validation:Maximun=3\n    crew: int", "unknown marker +kubebuilder:validation:Maximun; "
-     "did you mean +kubebuilder:validation:Maximum?"),
-    ("    # +kubebuilder:validation:items:MaxLenght=3\n    names: list[str]",
-     "did you mean +kubebuilder:validation:items:MaxLength?"),
+    (
+        "    # +kubebuilder:validation:Maximun=3\n    crew: int",
+        "unknown marker +kubebuilder:validation:Maximun; did you mean +kubebuilder:validation:Maximum?",
+    ),
+    (
+        "    # +kubebuilder:validation:items:MaxLenght=3\n    names: list[str]",
+        "did you mean +kubebuilder:validation:items:MaxLength?",
+    ),
     ("    # +listtype=map\n    names: list[str]", "unknown marker +listtype; did you mean +listType?"),
     ("    # +optinal\n    name: str", "unknown marker +optinal; did you mean +optional?"),
-    ("    # +kubebuilder:validation:items:Required\n    names: list[str]",
-     "+kubebuilder:validation:Required has no items: form"),
+    (
+        "    # +kubebuilder:validation:items:Required\n    names: list[str]",
+        "+kubebuilder:validation:Required has no items: form",
+    ),
     # Misplaced: the marker and where it was written are both named.
-    ("    # +kubebuilder:subresource:status\n    name: str",
-     "+kubebuilder:subresource:status is a type marker and cannot be used on field ShipSpec.name"),
+    (
+        "    # +kubebuilder:subresource:status\n    name: str",
+        "+kubebuilder:subresource:status is a type marker and cannot be used on field ShipSpec.name",
+    ),
     ("    # +k8s:enum\n    name: str", "+k8s:enum is a type marker and cannot be used on field ShipSpec.name"),
-    ("    # +groupName=fleet.example.com\n    name: str",
-     "+groupName is a package marker and cannot be used on field ShipSpec.name"),
-    ("    # +kubebuilder:validation:AtMostOneOf=a;b\n    name: str",
-     "+kubebuilder:validation:AtMostOneOf is a type marker and cannot be used on field ShipSpec.name"),
+    (
+        "    # +groupName=fleet.example.com\n    name: str",
+        "+groupName is a package marker and cannot be used on field ShipSpec.name",
+    ),
+    (
+        "    # +kubebuilder:validation:AtMostOneOf=a;b\n    name: str",
+        "+kubebuilder:validation:AtMostOneOf is a type marker and cannot be used on field ShipSpec.name",
+    ),
     # Malformed values and arguments.
     ("    # +kubebuilder:validation:MaxLength=abc\n    name: str", "expected an integer, found 'abc'"),
     ("    # +default=forty\n    name: str = ''", "expected JSON, found 'forty'"),
-    ("    # +kubebuilder:validation:Maximum=3\n    # +kubebuilder:validation:Maximum=4\n    crew: int",
-     "+kubebuilder:validation:Maximum is written twice on field ShipSpec.crew with different values"),
-    ('    # +kubebuilder:validation:XValidation:rule="self > 0",reason=Bogus\n    crew: int',
-     "XValidation reason 'Bogus' is not one of FieldValueInvalid"),
-    ('    # +kubebuilder:externalDocs:url="not a url"\n    name: str', "externalDocs url 'not a url' is not an absolute"),
+    (
+        "    # +kubebuilder:validation:Maximum=3\n    # +kubebuilder:validation:Maximum=4\n    crew: int",
+        "+kubebuilder:validation:Maximum is written twice on field ShipSpec.crew with different values",
+    ),
+    (
+        '    # +kubebuilder:validation:XValidation:rule="self > 0",reason=Bogus\n    crew: int',
+        "XValidation reason 'Bogus' is not one of FieldValueInvalid",
+    ),
+    (
+        '    # +kubebuilder:externalDocs:url="not a url"\n    name: str',
+        "externalDocs url 'not a url' is not an absolute",
+    ),
     ("    # +kubebuilder:title=3\n    name: str", "title must be a string, got 3"),
     # Wrong for the field's type.
-    ("    # +kubebuilder:validation:MinLength=2\n    crew: int", "MinLength=2: minLength applies to string fields, "
-     "not to type integer"),
-    ("    # +kubebuilder:validation:items:MaxLength=2\n    name: str", "applies to list items, but the field is not a list"),
+    (
+        "    # +kubebuilder:validation:MinLength=2\n    crew: int",
+        "MinLength=2: minLength applies to string fields, not to type integer",
+    ),
+    (
+        "    # +kubebuilder:validation:items:MaxLength=2\n    name: str",
+        "applies to list items, but the field is not a list",
+    ),
     ("    # +listMapKey=name\n    names: list[str]", "listMapKey needs +listType=map on the same list"),
     ("    # +kubebuilder:validation:Minimum=1.5\n    crew: int", "minimum=1.5 is not an integer, but the field is"),
     ("    # +required\n    # +optional\n    name: str", "field is marked both required and optional"),
@@ -85,12 +109,21 @@ def test_marker_problems_name_file_line_and_problem(tmp_path: Path, body: str, m
         ("# +optional", "    name: str", "+optional is a field marker and cannot be used on class ShipSpec"),
         ("# +kubebuilder:default=1", "    name: str", "+kubebuilder:default is a field marker"),
         ("# +k8s:enum", "    name: str", "k8s:enum belongs on a str Enum class"),
-        ("# +kubebuilder:validation:ExactlyOneOf=a;b", "    a: str\n    b: str | None = None",
-         "ExactlyOneOf members must be optional (give them a default or +optional); required: a"),
-        ("# +kubebuilder:validation:AtLeastOneOf=a;c", "    a: str | None = None",
-         "AtLeastOneOf names field(s) c that the type does not have"),
-        ("# +kubebuilder:validation:AtMostOneOf=a;b.c", "    a: str | None = None",
-         "AtMostOneOf cannot reference nested fields: b.c"),
+        (
+            "# +kubebuilder:validation:ExactlyOneOf=a;b",
+            "    a: str\n    b: str | None = None",
+            "ExactlyOneOf members must be optional (give them a default or +optional); required: a",
+        ),
+        (
+            "# +kubebuilder:validation:AtLeastOneOf=a;c",
+            "    a: str | None = None",
+            "AtLeastOneOf names field(s) c that the type does not have",
+        ),
+        (
+            "# +kubebuilder:validation:AtMostOneOf=a;b.c",
+            "    a: str | None = None",
+            "AtMostOneOf cannot reference nested fields: b.c",
+        ),
     ],
 )
 def test_type_marker_problems(tmp_path: Path, markers: str, body: str, message: str) -> None:
@@ -115,15 +148,24 @@ def test_a_field_marker_above_a_type_alias(tmp_path: Path) -> None:
 CONFLICTS = [
     ("    # +kubebuilder:validation:Minimum=5\n    crew: int = Field(1, ge=0)", "Field(ge=0) (minimum: 0)"),
     ("    # +kubebuilder:validation:Maximum=8\n    crew: int = Field(1, le=9)", "Field(le=9) (maximum: 9)"),
-    ("    # +kubebuilder:validation:ExclusiveMinimum=false\n    crew: int = Field(1, gt=0)",
-     "Field(gt=0) (exclusiveMinimum: true)"),
-    ("    # +kubebuilder:validation:MultipleOf=3\n    crew: int = Field(2, multiple_of=2)",
-     "Field(multiple_of=2) (multipleOf: 2)"),
+    (
+        "    # +kubebuilder:validation:ExclusiveMinimum=false\n    crew: int = Field(1, gt=0)",
+        "Field(gt=0) (exclusiveMinimum: true)",
+    ),
+    (
+        "    # +kubebuilder:validation:MultipleOf=3\n    crew: int = Field(2, multiple_of=2)",
+        "Field(multiple_of=2) (multipleOf: 2)",
+    ),
     ("    # +kubebuilder:validation:MinLength=2\n    name: str = Field(min_length=1)", "Field(min_length=1)"),
     ("    # +kubebuilder:validation:MaxLength=2\n    name: str = Field(max_length=3)", "Field(max_length=3)"),
-    ("    # +kubebuilder:validation:MinItems=2\n    names: list[str] = Field(min_length=1)", "Field(min_length=1) (minItems: 1)"),
-    ("    # +kubebuilder:validation:MaxProperties=2\n    labels: dict[str, str] = Field(max_length=3)",
-     "Field(max_length=3) (maxProperties: 3)"),
+    (
+        "    # +kubebuilder:validation:MinItems=2\n    names: list[str] = Field(min_length=1)",
+        "Field(min_length=1) (minItems: 1)",
+    ),
+    (
+        "    # +kubebuilder:validation:MaxProperties=2\n    labels: dict[str, str] = Field(max_length=3)",
+        "Field(max_length=3) (maxProperties: 3)",
+    ),
     ('    # +kubebuilder:validation:Pattern=`^b$`\n    name: str = Field(pattern="^a$")', "Field(pattern='^a$')"),
     ("    # +kubebuilder:validation:Enum=a;c\n    mode: Literal['a', 'b']", "Literal['a', 'b']"),
     ("    # +kubebuilder:validation:Enum=x\n    hull: Hull", "the members of Hull"),
@@ -131,11 +173,13 @@ CONFLICTS = [
     ("    # +default=4\n    crew: int = 3", "the Python default 3"),
     ('    # +kubebuilder:title="B"\n    name: str = Field(title="A")', "Field(title='A')"),
     ("    # +kubebuilder:example=2\n    crew: int = Field(examples=[1])", "Field(examples=[1, ...])"),
-    ("    # +kubebuilder:validation:Format=int64\n    crew: Int32", "Int32 (format: \"int32\")"),
-    ("    # +kubebuilder:validation:Type=number\n    crew: Int32", "Int32 (format: \"int32\")"),
+    ("    # +kubebuilder:validation:Format=int64\n    crew: Int32", 'Int32 (format: "int32")'),
+    ("    # +kubebuilder:validation:Type=number\n    crew: Int32", 'Int32 (format: "int32")'),
     ("    # +kubebuilder:validation:MinLength=4\n    callsign: Callsign", "the Python type (minLength: 3)"),
-    ("    # +kubebuilder:validation:items:MaxLength=6\n    names: list[Annotated[str, Field(max_length=5)]]",
-     "the Python type (maxLength: 5)"),
+    (
+        "    # +kubebuilder:validation:items:MaxLength=6\n    names: list[Annotated[str, Field(max_length=5)]]",
+        "the Python type (maxLength: 5)",
+    ),
 ]
 
 ALIASES = """
@@ -193,11 +237,18 @@ def test_types_without_a_structural_schema(tmp_path: Path, body: str, message: s
     ("body", "message"),
     [
         # The offline acceptance check refuses what the API server would, in its words.
-        ("    # +kubebuilder:validation:UniqueItems=true\n    names: list[str] = []",
-         "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
-        ("    # +kubebuilder:validation:Schemaless\n    free: Any = None",
-         "spec.validation.openAPIV3Schema.properties[spec].properties[free].type: Required value"),
-        ('    # +kubebuilder:validation:XValidation:rule="self.size() >",message="broken"\n    name: str', "compilation failed"),
+        (
+            "    # +kubebuilder:validation:UniqueItems=true\n    names: list[str] = []",
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ),
+        (
+            "    # +kubebuilder:validation:Schemaless\n    free: Any = None",
+            "spec.validation.openAPIV3Schema.properties[spec].properties[free].type: Required value",
+        ),
+        (
+            '    # +kubebuilder:validation:XValidation:rule="self.size() >",message="broken"\n    name: str',
+            "compilation failed",
+        ),
         ("    # +kubebuilder:default=abc\n    crew: int | None = None", "default"),
     ],
 )
