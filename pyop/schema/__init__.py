@@ -10,9 +10,9 @@ This is what kube-apiserver does to a custom resource on every write, reproduced
 Errors are ``FieldError`` values that print exactly like the API server's field errors.
 """
 
-from pyop.schema.defaulting import apply_defaults, apply_defaults_in_place, prune_nulls, prune_nulls_in_place
+from pyop.schema.defaulting import apply_defaults, defaulted_shared, nulls_pruned_shared, prune_nulls
 from pyop.schema.errors import OMITTED, FieldError
-from pyop.schema.pruning import prune, prune_in_place, unknown_fields
+from pyop.schema.pruning import prune, pruned_shared, unknown_fields
 from pyop.schema.validation import validate
 from pyop.schema.values import ABSENT, copy_json
 
@@ -35,14 +35,15 @@ def normalize(
     schema: dict,  # type: ignore[type-arg]
     *,
     resource_root: bool = True,
-    in_place: bool = False,
+    share: bool = False,
 ) -> object:
     """Prune, drop non-nullable nulls, then default: the API server's order before validation.
 
-    The result is a new value unless ``in_place``: then ``obj`` itself is changed and returned,
-    which saves the copy for a caller that owns ``obj`` (the test API server, on every write).
+    ``obj`` is never modified. The result is a new value unless ``share``: then it is ``obj``
+    itself when nothing changes, or a new value sharing every untouched subtree with ``obj``,
+    and neither may be modified in place afterwards. That saves a copy of the object per write
+    for a caller that never mutates what it stores (the test API server).
     """
-    target = obj if in_place else copy_json(obj)
-    prune_in_place(target, schema, resource_root=resource_root)
-    prune_nulls_in_place(target, schema)
-    return apply_defaults_in_place(target, schema)
+    pruned = pruned_shared(obj, schema, resource_root=resource_root)
+    normalized = defaulted_shared(nulls_pruned_shared(pruned, schema), schema)
+    return normalized if share else copy_json(normalized)

@@ -10,6 +10,7 @@ there), exactly like the API server.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from pyop.schema.errors import child, index
@@ -37,74 +38,107 @@ OBJECT_META_FIELDS: Final = frozenset(
 )
 
 
-def _prune_in_place(value: Any, schema: Any, path: str, resource_root: bool, dropped: list[str]) -> None:
+def _pruned(value: Any, schema: Any, path: str, resource_root: bool, dropped: list[str]) -> Any:
+    """``value`` without unknown fields: ``value`` itself when nothing goes, else a new container
+    that shares the untouched parts (``value`` is never modified)."""
     if isinstance(schema, dict) and schema.get("x-kubernetes-preserve-unknown-fields"):
-        _descend_preserving(value, schema, path, resource_root, dropped)
-        return
+        return _pruned_preserving(value, schema, path, resource_root, dropped)
     if isinstance(value, dict):
         if not isinstance(schema, dict):
+            if not value:
+                return value
             dropped.extend(child(path, name) for name in value)
-            value.clear()
-            return
+            return {}
         embedded = resource_root or bool(schema.get("x-kubernetes-embedded-resource"))
         properties: dict[str, Any] = schema.get("properties") or {}
         additional = schema.get("additionalProperties")
-        for name in list(value):
-            field_path = child(path, name)
+        result: dict[str, Any] | None = None  # the copy, made at the first change
+        for name, item in value.items():
             if embedded and name in _RESOURCE_FIELDS:
-                if name == "metadata" and not resource_root:
-                    _prune_object_meta(value[name], field_path, dropped)
-                continue
-            if name in properties:
-                _prune_in_place(value[name], properties[name], field_path, False, dropped)
+                if name != "metadata" or resource_root:
+                    continue
+                new_item = _pruned_object_meta(item, child(path, name), dropped)
+            elif name in properties:
+                new_item = _pruned(item, properties[name], child(path, name), False, dropped)
             elif additional is not None and additional is not False:
-                _prune_in_place(
-                    value[name],
-                    additional if isinstance(additional, dict) else None,
-                    field_path,
-                    False,
-                    dropped,
-                )
+                sub_schema = additional if isinstance(additional, dict) else None
+                new_item = _pruned(item, sub_schema, child(path, name), False, dropped)
             else:
-                dropped.append(field_path)
-                del value[name]
-    elif isinstance(value, list):
+                dropped.append(child(path, name))
+                if result is None:
+                    result = dict(value)
+                del result[name]
+                continue
+            if new_item is not item:
+                if result is None:
+                    result = dict(value)
+                result[name] = new_item
+        return value if result is None else result
+    if isinstance(value, list):
         items = schema.get("items") if isinstance(schema, dict) else None
-        for position, item in enumerate(value):
-            _prune_in_place(item, items, index(path, position), False, dropped)
+        return _pruned_items(value, items, path, dropped, _pruned)
+    return value
 
 
-def _descend_preserving(value: Any, schema: dict[str, Any], path: str, resource_root: bool, dropped: list[str]) -> None:
+def _pruned_items(
+    values: list[Any],
+    items: Any,
+    path: str,
+    dropped: list[str],
+    prune_item: Callable[[Any, Any, str, bool, list[str]], Any],
+) -> list[Any]:
+    result: list[Any] | None = None
+    for position, item in enumerate(values):
+        new_item = prune_item(item, items, index(path, position), False, dropped)
+        if new_item is not item:
+            if result is None:
+                result = list(values)
+            result[position] = new_item
+    return values if result is None else result
+
+
+def _pruned_preserving(value: Any, schema: dict[str, Any], path: str, resource_root: bool, dropped: list[str]) -> Any:
     """Keep unknown fields here, but still prune below the properties that are specified."""
     if isinstance(value, dict):
         embedded = resource_root or bool(schema.get("x-kubernetes-embedded-resource"))
         properties: dict[str, Any] = schema.get("properties") or {}
         additional = schema.get("additionalProperties")
+        result: dict[str, Any] | None = None
         for name, item in value.items():
             if embedded and name in _RESOURCE_FIELDS:
-                if name == "metadata" and not resource_root:
-                    _prune_object_meta(item, child(path, name), dropped)
-                continue
-            if name in properties:
-                _prune_in_place(item, properties[name], child(path, name), False, dropped)
+                if name != "metadata" or resource_root:
+                    continue
+                new_item = _pruned_object_meta(item, child(path, name), dropped)
+            elif name in properties:
+                new_item = _pruned(item, properties[name], child(path, name), False, dropped)
             elif additional is not None and additional is not False:
                 sub_schema = additional if isinstance(additional, dict) else None
-                _prune_in_place(item, sub_schema, child(path, name), False, dropped)
-    elif isinstance(value, list):
+                new_item = _pruned(item, sub_schema, child(path, name), False, dropped)
+            else:
+                continue
+            if new_item is not item:
+                if result is None:
+                    result = dict(value)
+                result[name] = new_item
+        return value if result is None else result
+    if isinstance(value, list):
         # Items of a preserving list preserve too (pruning's skipPrune recursion).
         items = schema.get("items")
         if isinstance(items, dict):
-            for position, item in enumerate(value):
-                _descend_preserving(item, items, index(path, position), False, dropped)
+            return _pruned_items(value, items, path, dropped, _pruned_preserving)
+    return value
 
 
-def _prune_object_meta(metadata: Any, path: str, dropped: list[str]) -> None:
-    if not isinstance(metadata, dict):
-        return
-    for name in list(metadata):
-        if name not in OBJECT_META_FIELDS:
+def _pruned_object_meta(metadata: Any, path: str, dropped: list[str]) -> Any:
+    if not isinstance(metadata, dict) or all(name in OBJECT_META_FIELDS for name in metadata):
+        return metadata
+    kept = {}
+    for name, item in metadata.items():
+        if name in OBJECT_META_FIELDS:
+            kept[name] = item
+        else:
             dropped.append(child(path, name))
-            del metadata[name]
+    return kept
 
 
 def prune(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> Any:
@@ -113,13 +147,14 @@ def prune(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> An
     ``resource_root`` (default True) treats ``obj`` as a whole custom resource, whose
     ``apiVersion``/``kind``/``metadata`` are never pruned (the API server owns them).
     """
-    return prune_in_place(copy_json(obj), schema, resource_root=resource_root)
+    return copy_json(pruned_shared(obj, schema, resource_root=resource_root))
 
 
-def prune_in_place(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> Any:
-    """``prune`` without the copy: ``obj`` itself is pruned and returned (for callers that own it)."""
-    _prune_in_place(obj, schema, "", resource_root, [])
-    return obj
+def pruned_shared(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> Any:
+    """``prune`` without the copy: ``obj`` itself when nothing is unknown, else a new value that
+    shares every untouched subtree with ``obj``. ``obj`` is never modified; the result must not
+    be modified in place either (it may be ``obj`` or contain parts of it)."""
+    return _pruned(obj, schema, "", resource_root, [])
 
 
 def unknown_fields(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> list[str]:
@@ -128,5 +163,5 @@ def unknown_fields(obj: Any, schema: dict[str, Any], *, resource_root: bool = Tr
     These are the fields ``kubectl apply --validate=strict`` reports as ``unknown field``.
     """
     dropped: list[str] = []
-    _prune_in_place(copy_json(obj), schema, "", resource_root, dropped)
+    _pruned(obj, schema, "", resource_root, dropped)
     return dropped

@@ -13,15 +13,14 @@ from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteO
 from pyop.testing.resources import ResourceType
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.selectors import parse_field_selector, parse_label_selector
+from pyop.testing.wire import dumps
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TRUE = ("true", "1")
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
-    return web.Response(
-        body=json.dumps(body, separators=(",", ":")).encode(), status=status, content_type="application/json"
-    )
+    return web.Response(body=dumps(body), status=status, content_type="application/json")
 
 
 def error_response(error: ApiError) -> web.Response:

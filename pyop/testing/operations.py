@@ -8,6 +8,7 @@ asynchronous cleanup (garbage collection, namespace deletion) in ``controllers.p
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import string
@@ -108,6 +109,19 @@ def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": metadata}
 
 
+def _writable_copy(obj: dict[str, Any]) -> dict[str, Any]:
+    """A new top level and ``metadata`` over shared contents: all a write changes in place.
+
+    Stored objects are never modified, so the rest (spec, status, managedFields entries) can be
+    shared between versions of an object; a deep copy per write cost more than the write itself.
+    """
+    copy = dict(obj)
+    metadata = copy.get("metadata")
+    if isinstance(metadata, dict):
+        copy["metadata"] = dict(metadata)
+    return copy
+
+
 def _is_being_deleted(obj: dict[str, Any]) -> bool:
     return bool(obj["metadata"].get("deletionTimestamp"))
 
@@ -137,11 +151,19 @@ class Operations:
         self.users = users
         self.bookmark_interval = bookmark_interval
         self.watchers: set[Watcher] = set()
+        self._formatted_second: int | None = None
+        self._formatted_time = ""
         # Set by the controllers: called after every committed change.
         self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = None
 
     def now(self) -> str:
-        return _format_time(self.clock())
+        """The clock as a metav1.Time string; formatted once per second (strftime costs as much as
+        a tenth of a write, and timestamps have one-second resolution anyway)."""
+        moment = self.clock()
+        second = math.floor(moment.timestamp())
+        if second != self._formatted_second:
+            self._formatted_second, self._formatted_time = second, _format_time(moment)
+        return self._formatted_time
 
     def storage_type(self, storage_key: str) -> ResourceType | None:
         """The endpoint of a resource's storage version (for internal writers such as the GC)."""
@@ -456,7 +478,7 @@ class Operations:
             patched = strategic_merge(current, patch_body)
         else:
             raise ApiError(415, f"unsupported patch type {patch_type!r}", reason="UnsupportedMediaType")
-        patched = clone_json(patched)
+        patched = _writable_copy(patched)
         self._check_identity(resource_type, patched)
         patched["metadata"]["name"] = name
         return self._write(resource_type, current, patched, options, subresource=subresource, operation="Update"), False
@@ -491,7 +513,7 @@ class Operations:
         config = clone_json(config)
         config.setdefault("metadata", {}).pop("resourceVersion", None)
         merged = merge_patch(current, config) if resource_type.custom else strategic_merge(current, config)
-        merged = clone_json(merged)
+        merged = _writable_copy(merged)
         self._check_identity(resource_type, merged)
         updated = self._write(
             resource_type,
@@ -523,15 +545,14 @@ class Operations:
             raise conflict(resource_type.plural, resource_type.group, name, STALE_OBJECT)
         if subresource == "status":
             status = new.get("status")
-            new = clone_json(current)
+            new = _writable_copy(current)
             if status is None:
                 new.pop("status", None)
             else:
                 new["status"] = status
         elif resource_type.has_status:
             if "status" in current:
-                # A copy: admission prunes and defaults ``new`` in place, and stored objects never change.
-                new["status"] = clone_json(current["status"])
+                new["status"] = current["status"]
             else:
                 new.pop("status", None)
         metadata = new["metadata"]

@@ -41,8 +41,9 @@ def admit(
 ) -> tuple[dict[str, Any], list[StatusCause]]:
     """The object as it would be stored (pruned, defaulted) and the validation failures, if any.
 
-    ``obj`` is pruned and defaulted in place: the registry owns it (a decoded request body or
-    its own copy), and copying it again would be the largest cost of a write.
+    The result shares every subtree that admission leaves alone with ``obj`` (a copy of the
+    whole object per write used to be its largest cost); the registry never modifies stored
+    objects in place, so sharing is safe.
     ``strict`` is ``fieldValidation=Strict``: unknown fields are a 400 instead of being dropped.
     """
     if schema is None:
@@ -52,7 +53,7 @@ def admit(
         unknown = schema_engine.unknown_fields(obj, schema_dict)
         if unknown:
             raise bad_request("strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown))
-    admitted = schema_engine.normalize(obj, schema_dict, in_place=True)
+    admitted = schema_engine.normalize(obj, schema_dict, share=True)
     assert isinstance(admitted, dict)
     errors = schema_engine.validate(admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT)
     return admitted, [cause_from_field_error(error) for error in errors]

@@ -9,7 +9,6 @@ moment every earlier event of the resource has been written to the stream.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,15 +18,12 @@ from pyop.testing.errors import ApiError
 from pyop.testing.resources import ResourceType
 from pyop.testing.selectors import FieldRequirement, Requirement, fields_match, labels_match
 from pyop.testing.store import StoredEvent
+from pyop.testing.wire import event_line
 
 _CLOSE = object()
 _MAX_BATCH = 256
 DISCONNECT_CHECK = 1.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-
-
-def encode_event(event_type: str, obj: dict[str, Any]) -> bytes:
-    return json.dumps({"type": event_type, "object": obj}, separators=(",", ":")).encode() + b"\n"
 
 
 def served_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any]:
@@ -124,11 +120,11 @@ class Watcher:
         event_type, obj, event = item
         wire = obj if event_type in ("ERROR", "BOOKMARK") else served_as(obj, self.resource_type)
         if event is None:
-            return encode_event(event_type, wire)
+            return event_line(event_type, wire)
         cache_key = (event_type, self.resource_type.api_version)
         line = event.encoded.get(cache_key)
         if line is None:
-            line = event.encoded[cache_key] = encode_event(event_type, wire)
+            line = event.encoded[cache_key] = event_line(event_type, wire)
         return line
 
     async def stream(self, response: web.StreamResponse, disconnected: Callable[[], bool] = lambda: False) -> None:
@@ -160,7 +156,7 @@ class Watcher:
             if (deadline is not None and now >= deadline) or disconnected():
                 return
             if next_bookmark is not None and now >= next_bookmark:
-                await response.write(encode_event("BOOKMARK", self._bookmark_object(None)))
+                await response.write(event_line("BOOKMARK", self._bookmark_object(None)))
                 next_bookmark = now + self.bookmark_interval
                 continue
             wake_at = min(t for t in (deadline, next_bookmark, now + DISCONNECT_CHECK) if t is not None)

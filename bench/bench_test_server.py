@@ -1,0 +1,318 @@
+"""Test API server benchmark: writes per second over HTTP, and watch fan-out to 1 and 10 watchers.
+
+The server (`pyop.testing.TestAPIServer`) runs in a child process, as in bench_informer.py; this process is the
+client. The custom resource is bench_informer's Widget (a CRD with a structural schema and a status subresource,
+so every write is pruned, defaulted and validated).
+
+1. writes over HTTP: `--writes` creates, then as many updates (PUT with the object's resourceVersion), merge
+   patches of spec, and merge patches of `/status`, sent by `--concurrency` workers on kept-alive connections.
+   The client is bare aiohttp with pre-encoded bodies so that it costs as little as possible; still, on a small
+   machine client and server share the CPU, so the server's own CPU seconds are printed too and "server CPU"
+   is the rate the server could sustain if the client cost nothing.
+2. writes in process: the same four writes through the server's Python API in the child (no HTTP): the registry
+   and admission alone.
+3. watch fan-out: 1 and then 10 watch streams are opened on the Widgets; the child applies `--events` merge patches
+   through its Python API (yielding to the event loop every 200, as bench_informer does) and the time from the
+   first patch to every stream having received every event gives events/s (events delivered to all watchers).
+   The client counts event lines without decoding them, so the figure is the server's fan-out.
+
+Run: `python bench/bench_test_server.py [--writes 4000] [--concurrency 16] [--events 10000]`. Prints figures;
+asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_informer import CRD, GROUP, small_object  # noqa: E402 - the same Widget kind as the informer benchmark
+
+NAMESPACES = 10
+MERGE = "application/merge-patch+json"
+
+
+def widget_path(namespace: str, name: str = "", subresource: str = "") -> str:
+    path = f"/apis/{GROUP}/v1/namespaces/{namespace}/widgets"
+    if name:
+        path += f"/{name}"
+    if subresource:
+        path += f"/{subresource}"
+    return path
+
+
+# --- child process: the API server -------------------------------------------------------------------------
+
+
+def in_process_rates(server: Any, count: int) -> dict[str, float]:
+    """Writes per second through the registry itself (no HTTP), on objects of their own."""
+    from pyop.testing.operations import MERGE_PATCH, WriteOptions
+
+    widgets = server.resources.lookup(GROUP, "v1", "widgets")
+    options = WriteOptions(field_manager="bench-inproc")
+    ops = server.operations
+    objects = [small_object(100_000 + i) for i in range(count)]
+    rates: dict[str, float] = {}
+
+    def timed(label: str, write: Callable[[int, dict[str, Any]], Any]) -> None:
+        began = time.perf_counter()
+        for i, obj in enumerate(objects):
+            write(i, obj)
+        rates[label] = count / (time.perf_counter() - began)
+
+    stored: list[dict[str, Any]] = []
+    timed(
+        "create",
+        lambda i, obj: stored.append(ops.create(widgets, obj["metadata"]["namespace"], obj, options)),
+    )
+
+    bodies = [json.loads(json.dumps(obj)) for obj in stored]  # what a client would send back, decoded
+    for body in bodies:
+        body["spec"]["color"] = "green"
+
+    def update(i: int, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        ops.update(widgets, meta["namespace"], meta["name"], bodies[i], options)
+
+    timed("update", update)
+
+    def patch(i: int, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        ops.patch(widgets, meta["namespace"], meta["name"], MERGE_PATCH, {"spec": {"generationHint": i + 1}}, options)
+
+    timed("merge patch", patch)
+
+    def status_patch(i: int, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        body = {"status": {"observedGeneration": i, "ready": True}}
+        ops.patch(widgets, meta["namespace"], meta["name"], MERGE_PATCH, body, options, subresource="status")
+
+    timed("status patch", status_patch)
+    return rates
+
+
+async def serve() -> None:
+    from pyop.testing import TestAPIServer
+    from pyop.testing.operations import MERGE_PATCH, WriteOptions
+
+    async with TestAPIServer(history_limit=200_000, bookmark_interval=5.0) as server:
+        server.add_crd(CRD)
+        namespaces = server.resources.lookup("", "v1", "namespaces")
+        widgets = server.resources.lookup(GROUP, "v1", "widgets")
+        options = WriteOptions(field_manager="bench")
+        for n in range(NAMESPACES):
+            server.operations.create(namespaces, "", {"metadata": {"name": f"ns-{n}"}}, options)
+        print(json.dumps({"url": server.url, "token": server.token}), flush=True)
+        loop = asyncio.get_running_loop()
+        generation_hint = 10_000_000  # above anything the HTTP writes set, so no patch is a no-op
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            command = line.split()
+            if not command or command[0] == "quit":
+                return
+            if command[0] == "cpu":
+                print(f"cpu {time.process_time():.6f}", flush=True)
+            elif command[0] == "inproc":
+                print("inproc " + json.dumps(in_process_rates(server, int(command[1]))), flush=True)
+            elif command[0] == "update":
+                count, objects = int(command[1]), int(command[2])
+                began = time.perf_counter()
+                for j in range(count):
+                    i = j % objects
+                    server.operations.patch(
+                        widgets,
+                        f"ns-{i % NAMESPACES}",
+                        f"widget-{i:05d}",
+                        MERGE_PATCH,
+                        {"spec": {"generationHint": generation_hint + j}},
+                        options,
+                    )
+                    if j % 200 == 199:
+                        await asyncio.sleep(0)  # let the watch streams flush, as a busy server would
+                generation_hint += count
+                print(f"done {time.perf_counter() - began:.3f}", flush=True)
+
+
+# --- parent process: the client ----------------------------------------------------------------------------
+
+
+class Child:
+    """The server process and its command channel."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        endpoint = json.loads(self.process.stdout.readline())
+        self.url: str = endpoint["url"]
+        self.token: str = endpoint["token"]
+
+    def send(self, command: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+
+    async def reply(self) -> list[str]:
+        assert self.process.stdout is not None
+        line = await asyncio.get_running_loop().run_in_executor(None, self.process.stdout.readline)
+        return line.split(maxsplit=1)
+
+    async def ask(self, command: str) -> str:
+        self.send(command)
+        return (await self.reply())[1]
+
+    async def cpu(self) -> float:
+        return float(await self.ask("cpu"))
+
+    def stop(self) -> None:
+        if self.process.stdin is not None and self.process.poll() is None:
+            self.send("quit")
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+async def run_writes(
+    child: Child,
+    label: str,
+    count: int,
+    concurrency: int,
+    request: Callable[[int], Awaitable[None]],
+) -> None:
+    """`count` requests, item i by worker i % concurrency; prints wall-clock and server-CPU rates."""
+
+    async def worker(first: int) -> None:
+        for i in range(first, count, concurrency):
+            await request(i)
+
+    cpu_before = await child.cpu()
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(w) for w in range(concurrency)))
+    elapsed = time.perf_counter() - began
+    server_cpu = await child.cpu() - cpu_before
+    print(
+        f"http {label}: {count} in {elapsed:.3f} s = {count / elapsed:,.0f} writes/s "
+        f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second)"
+    )
+
+
+async def http_writes(child: Child, session: Any, count: int, concurrency: int) -> None:
+    headers = {"Authorization": f"Bearer {child.token}", "Content-Type": "application/json"}
+    patch_headers = {**headers, "Content-Type": MERGE}
+    url = child.url
+    names = [(f"ns-{i % NAMESPACES}", f"widget-{i:05d}") for i in range(count)]
+    versions: list[str] = [""] * count
+
+    async def send(method: str, path: str, body: bytes, request_headers: dict[str, str]) -> dict[str, Any]:
+        async with session.request(method, url + path, data=body, headers=request_headers) as response:
+            raw = await response.read()
+            if response.status >= 300:
+                raise RuntimeError(f"{method} {path}: {response.status} {raw[:300]!r}")
+            return json.loads(raw)  # type: ignore[no-any-return]
+
+    async def create(i: int) -> None:
+        body = json.dumps(small_object(i)).encode()
+        created = await send("POST", widget_path(names[i][0]), body, headers)
+        versions[i] = created["metadata"]["resourceVersion"]
+
+    async def update(i: int) -> None:
+        obj = small_object(i)
+        obj["metadata"]["resourceVersion"] = versions[i]
+        obj["spec"]["color"] = "green"
+        updated = await send("PUT", widget_path(*names[i]), json.dumps(obj).encode(), headers)
+        versions[i] = updated["metadata"]["resourceVersion"]
+
+    async def patch(i: int) -> None:
+        body = b'{"spec":{"generationHint":%d}}' % (i + 1)
+        await send("PATCH", widget_path(*names[i]), body, patch_headers)
+
+    async def status_patch(i: int) -> None:
+        body = b'{"status":{"observedGeneration":%d,"ready":true}}' % i
+        await send("PATCH", widget_path(*names[i], "status"), body, patch_headers)
+
+    await run_writes(child, "create", count, concurrency, create)
+    await run_writes(child, "update", count, concurrency, update)
+    await run_writes(child, "merge patch", count, concurrency, patch)
+    await run_writes(child, "status patch", count, concurrency, status_patch)
+
+
+async def watch_fan_out(child: Child, session: Any, watchers: int, events: int, objects: int) -> None:
+    headers = {"Authorization": f"Bearer {child.token}"}
+    async with session.get(child.url + f"/apis/{GROUP}/v1/widgets?limit=1", headers=headers) as response:
+        start_rv = (await response.json())["metadata"]["resourceVersion"]
+    received = [0] * watchers
+    finished = asyncio.Event()
+    open_streams = 0
+    all_open = asyncio.Event()
+
+    async def watch(n: int) -> None:
+        nonlocal open_streams
+        params = {"watch": "true", "resourceVersion": start_rv}
+        url = child.url + f"/apis/{GROUP}/v1/widgets"
+        async with session.get(url, params=params, headers=headers, timeout=None) as stream:
+            open_streams += 1
+            if open_streams == watchers:
+                all_open.set()
+            async for chunk in stream.content.iter_any():
+                received[n] += chunk.count(b"\n")
+                if received[n] >= events:
+                    if all(count >= events for count in received):
+                        finished.set()
+                    return
+
+    tasks = [asyncio.create_task(watch(n)) for n in range(watchers)]
+    await asyncio.wait_for(all_open.wait(), 30)
+    await asyncio.sleep(0.2)  # the server has subscribed every stream
+    began = time.perf_counter()
+    child.send(f"update {events} {objects}")
+    await asyncio.wait_for(finished.wait(), 300)
+    elapsed = time.perf_counter() - began
+    server_seconds = float((await child.reply())[1])
+    await asyncio.gather(*tasks)
+    total = events * watchers
+    print(
+        f"watch fan-out, {watchers} watcher{'s' if watchers > 1 else ''}: {total} events delivered in "
+        f"{elapsed:.3f} s = {total / elapsed:,.0f} events/s ({events / elapsed:,.0f} updates/s; the server "
+        f"applied the {events} patches and streamed them in {server_seconds:.3f} s)"
+    )
+
+
+async def measure(child: Child, writes: int, concurrency: int, events: int) -> None:
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=concurrency + 16)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await http_writes(child, session, writes, concurrency)
+        rates = json.loads(await child.ask(f"inproc {writes}"))
+        for label, rate in rates.items():
+            print(f"in process {label}: {rate:,.0f} writes/s (Python API, no HTTP)")
+        for watchers in (1, 10):
+            await watch_fan_out(child, session, watchers, events, writes)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writes", type=int, default=4000, help="requests per write kind (and objects)")
+    parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
+    parser.add_argument("--events", type=int, default=10_000, help="patches streamed to the watchers")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve())
+        return
+    child = Child()
+    try:
+        asyncio.run(measure(child, args.writes, args.concurrency, args.events))
+    finally:
+        child.stop()
+
+
+if __name__ == "__main__":
+    main()
