@@ -265,8 +265,10 @@ async def drive(objects: int, workers: int, contenders: list[str]) -> None:
                         },
                     )
         print(f"{objects} Widgets per operator on one pyop.testing server; pyop workers: {workers}")
-        print(f"{'operator':<8} {'converge s':>10} {'requests':>9} {'req/object':>10} {'reconciles':>10} "
-              f"{'req/reconcile':>13} {'peak MB':>8}")
+        print(
+            f"{'operator':<8} {'converge s':>10} {'requests':>9} {'req/object':>10} {'reconciles':>10} "
+            f"{'req/reconcile':>13} {'peak MB':>8}"
+        )
         results = {}
         for contender in contenders:
             result = await measure(server, contender, f"bench-{contender}", objects, workers)

@@ -81,7 +81,7 @@ class Builder:
         self._for_target = for_
         self.resource = resolve_target(for_)
         self._for_predicates = tuple(predicates)
-        self._watches: list[tuple[Target, EventHandler, tuple[Predicate, ...]]] = []
+        self._watches: list[tuple[Target, APIResource, EventHandler, tuple[Predicate, ...]]] = []
         self._global_predicates: tuple[Predicate, ...] = ()
         self._name: str | None = None
         self._max_concurrent_reconciles: int | None = None
@@ -98,7 +98,7 @@ class Builder:
         handler = EnqueueRequestForOwner(
             owner.group, owner.kind, owner_namespaced=owner.namespaced, only_controller=only_controller
         )
-        self._watches.append((target, handler, tuple(predicates)))
+        self._watches.append((target, resolve_target(target), handler, tuple(predicates)))
         return self
 
     def watches(
@@ -106,7 +106,7 @@ class Builder:
     ) -> Builder:
         """Watch `target` objects; `handler` is an `EventHandler` or a function `obj -> requests`."""
         event_handler = handler if isinstance(handler, EventHandler) else EnqueueRequestsFromMapFunc(handler)
-        self._watches.append((target, event_handler, tuple(predicates)))
+        self._watches.append((target, resolve_target(target), event_handler, tuple(predicates)))
         return self
 
     def with_event_filter(self, *predicates: Predicate) -> Builder:
@@ -151,8 +151,8 @@ class Builder:
         )
         primary = Source(self.resource, EnqueueRequestForObject(), self._global_predicates + self._for_predicates)
         controller.watch(self._host.informer(self._for_target), primary)
-        for target, handler, predicates in self._watches:
-            source = Source(resolve_target(target), handler, self._global_predicates + predicates)
+        for target, resource, handler, predicates in self._watches:
+            source = Source(resource, handler, self._global_predicates + predicates)
             controller.watch(self._host.informer(target), source)
         self._host.add_controller(controller)
         return controller

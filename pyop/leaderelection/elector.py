@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from pyop.client.errors import ApiConnectionError, ApiError, NotFoundError
+from pyop.client.errors import ApiConnectionError, ApiError, ConflictError, NotFoundError
 from pyop.leaderelection.lease_lock import LeaderElectionRecord, LeaseLock
 from pyop.metrics.leader import LeaderElectionMetrics
 from pyop.workqueue import Clock, RealClock
@@ -144,7 +144,17 @@ class LeaderElector:
             leader_transitions=self._observed.leader_transitions,
         )
         try:
-            await self.lock.update(record)
+            try:
+                await self.lock.update(record)
+            except ConflictError:
+                # Our cached copy is stale (a renewal cancelled mid-flight still landed): read it and release
+                # only if we still hold it.
+                current, spec = await self.lock.get()
+                if current.holder_identity != self.identity:
+                    self._observe(current, spec)
+                    self._set_leading(False)
+                    return True
+                await self.lock.update(record)
         except (ApiError, ApiConnectionError, RuntimeError) as error:
             log.error("failed to release lease %s: %s", self.lock.describe(), error)
             return False

@@ -44,7 +44,7 @@ from pyop.manager.options import ManagerOptions
 from pyop.manager.probes import Check, HealthProbes
 from pyop.manager.signals import install_signal_handlers
 from pyop.metrics import MetricsRegistry
-from pyop.workqueue import RateLimiter, get_provider, set_provider
+from pyop.workqueue import RateLimiter
 
 __all__ = ["LeaderElectionLost", "Manager"]
 
@@ -192,8 +192,6 @@ class Manager:
             if options.handle_signals:
                 uninstall_signals = install_signal_handlers(self.stop)
             await self.connect()
-            if get_provider() is None:
-                set_provider(self.metrics.workqueue_provider)  # queues made outside controllers are measured too
             await self._start_servers()
             self.events.start()
             self.informers.start()

@@ -1,0 +1,17 @@
+"""Fixtures for manager tests: a test API server serving the Widget CRD."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+from mgr_helpers import WIDGET_CRD
+
+from pyop.testing import TestAPIServer
+
+
+@pytest_asyncio.fixture
+async def server() -> AsyncIterator[TestAPIServer]:
+    async with TestAPIServer(bookmark_interval=0.2) as server:
+        server.add_crd(WIDGET_CRD)
+        yield server
