@@ -60,7 +60,7 @@ def object_field_set(obj: dict[str, Any], *, skip_status: bool = False) -> Field
 
 def changed_field_set(old: Any, new: Any, field: str = "") -> Fields | None:
     """Fields of ``new`` that differ from ``old`` (None: nothing changed)."""
-    if old == new:
+    if old is new or old == new:
         return None
     if isinstance(old, dict) and isinstance(new, dict):
         changed = {}
@@ -73,10 +73,17 @@ def changed_field_set(old: Any, new: Any, field: str = "") -> Fields | None:
 
 
 def merge_field_sets(left: Fields, right: Fields) -> Fields:
-    merged = dict(left)
+    """The union of two field sets: ``left`` itself when ``right`` adds nothing (the usual case for a
+    manager that keeps writing the same fields), else a new set sharing the unchanged parts."""
+    merged: Fields | None = None
     for key, value in right.items():
-        merged[key] = merge_field_sets(merged[key], value) if key in merged else value
-    return merged
+        existing = left.get(key)
+        combined = value if existing is None else merge_field_sets(existing, value)
+        if combined is not existing:
+            if merged is None:
+                merged = dict(left)
+            merged[key] = combined
+    return left if merged is None else merged
 
 
 def record(
@@ -90,12 +97,16 @@ def record(
     subresource: str = "",
     replace: bool = False,
 ) -> None:
-    """Add or update the entry of (manager, operation, subresource) in ``obj``'s managedFields."""
+    """Add or update the entry of (manager, operation, subresource) in ``obj``'s managedFields.
+
+    The list and its entries are replaced, never changed in place: they are shared with the
+    previous version of the object.
+    """
     if not fields:
         return
     metadata = obj.setdefault("metadata", {})
-    entries = [dict(entry) for entry in metadata.get("managedFields") or []]
-    for entry in entries:
+    entries: list[dict[str, Any]] = metadata.get("managedFields") or []
+    for position, entry in enumerate(entries):
         if (entry.get("manager"), entry.get("operation"), entry.get("subresource", "")) == (
             manager,
             operation,
@@ -105,18 +116,17 @@ def record(
             merged = merge_field_sets(previous, fields)
             if merged == entry.get("fieldsV1") and api_version == entry.get("apiVersion"):
                 return  # nothing new: a no-op write must stay a no-op (no resourceVersion bump)
-            entry.update(apiVersion=api_version, time=time, fieldsV1=merged)
-            break
-    else:
-        entry = {
-            "manager": manager,
-            "operation": operation,
-            "apiVersion": api_version,
-            "time": time,
-            "fieldsType": "FieldsV1",
-            "fieldsV1": fields,
-        }
-        if subresource:
-            entry["subresource"] = subresource
-        entries.append(entry)
-    metadata["managedFields"] = entries
+            updated = {**entry, "apiVersion": api_version, "time": time, "fieldsV1": merged}
+            metadata["managedFields"] = [*entries[:position], updated, *entries[position + 1 :]]
+            return
+    entry = {
+        "manager": manager,
+        "operation": operation,
+        "apiVersion": api_version,
+        "time": time,
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+    }
+    if subresource:
+        entry["subresource"] = subresource
+    metadata["managedFields"] = [*entries, entry]

@@ -109,6 +109,17 @@ def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": metadata}
 
 
+def _in_wire_order(body: dict[str, Any]) -> bool:
+    """apiVersion, kind and a metadata map first, in that order, as the server writes objects."""
+    keys = iter(body)
+    return (
+        next(keys, None) == "apiVersion"
+        and next(keys, None) == "kind"
+        and next(keys, None) == "metadata"
+        and isinstance(body["metadata"], dict)
+    )
+
+
 def _writable_copy(obj: dict[str, Any]) -> dict[str, Any]:
     """A new top level and ``metadata`` over shared contents: all a write changes in place.
 
@@ -271,6 +282,8 @@ class Operations:
         if not isinstance(body, dict):
             raise bad_request("the request body must be a JSON object")
         api_version, kind = body.get("apiVersion"), body.get("kind")
+        if api_version == resource_type.api_version and kind == resource_type.kind and _in_wire_order(body):
+            return body  # already what the code below would make of it (every patch of a stored object)
         if kind and kind != resource_type.kind:
             raise bad_request(
                 f"the kind of the provided object ({kind}) does not match the resource {resource_type.kind}"
@@ -591,7 +604,9 @@ class Operations:
                 )
         if _generation_view(resource_type, new) != _generation_view(resource_type, current):
             metadata["generation"] = current["metadata"].get("generation", 0) + 1
-        if _without_volatile(new) == _without_volatile(current) and operation != "Apply":
+        current_view, new_view = _without_volatile(current), _without_volatile(new)
+        unchanged = new_view == current_view  # recording managedFields below changes neither view
+        if unchanged and operation != "Apply":
             return served_as(current, resource_type)
         manager = options.manager
         if operation == "Apply":
@@ -600,7 +615,7 @@ class Operations:
             )
             replace = True
         else:
-            fields = managed_fields.changed_field_set(_without_volatile(current), _without_volatile(new)) or {}
+            fields = managed_fields.changed_field_set(current_view, new_view) or {}
             replace = False
         managed_fields.record(
             new,
@@ -612,9 +627,7 @@ class Operations:
             subresource=subresource,
             replace=replace,
         )
-        if _without_volatile(new) == _without_volatile(current) and new["metadata"].get("managedFields") == current[
-            "metadata"
-        ].get("managedFields"):
+        if unchanged and new["metadata"].get("managedFields") == current["metadata"].get("managedFields"):
             return served_as(current, resource_type)
         if options.dry_run:
             return served_as(new, resource_type)

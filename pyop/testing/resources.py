@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pyop.testing.errors import ApiError
@@ -49,11 +50,11 @@ class ResourceType:
     field_labels: Mapping[str, str] = field(default_factory=dict)
     crd_name: str = ""
 
-    @property
+    @cached_property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    @property
+    @cached_property
     def storage_key(self) -> str:
         """One store per group-resource, shared by all served versions."""
         return f"{self.plural}.{self.group}" if self.group else self.plural

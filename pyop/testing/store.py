@@ -13,7 +13,7 @@ import json
 import secrets
 from collections import OrderedDict, deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pyop.testing.errors import bad_request, expired
@@ -32,7 +32,8 @@ class StoredEvent:
     storage_key: str
     obj: dict[str, Any]
     prev: dict[str, Any] | None
-    encoded: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    # Wire lines by (event type, apiVersion), encoded once for all watchers; None until the first.
+    encoded: dict[tuple[str, str], bytes] | None = None
 
 
 class EventSink(Protocol):
@@ -49,6 +50,14 @@ class ListSnapshot:
 
 def owner_uids(obj: dict[str, Any]) -> list[str]:
     return [ref["uid"] for ref in obj.get("metadata", {}).get("ownerReferences") or [] if ref.get("uid")]
+
+
+def _same_identity(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether the uid and owner indexes would not change (most writes: spec or status only)."""
+    old_meta, new_meta = before["metadata"], after["metadata"]
+    return old_meta.get("uid") == new_meta.get("uid") and old_meta.get("ownerReferences") == new_meta.get(
+        "ownerReferences"
+    )
 
 
 class Store:
@@ -101,16 +110,19 @@ class Store:
         key = (metadata.get("namespace", ""), metadata["name"])
         bucket = self._objects.setdefault(storage_key, {})
         object_key = (storage_key, key[0], key[1])
-        if prev is not None:
-            self._unindex(prev, object_key)
         if event_type == "DELETED":
+            if prev is not None:
+                self._unindex(prev, object_key)
             if bucket.pop(key, None) is not None:
                 self._namespace_counts[key[0]] -= 1
         else:
             if key not in bucket:
                 self._namespace_counts[key[0]] = self._namespace_counts.get(key[0], 0) + 1
             bucket[key] = obj
-            self._index(obj, object_key)
+            if prev is None or not _same_identity(prev, obj):
+                if prev is not None:
+                    self._unindex(prev, object_key)
+                self._index(obj, object_key)
         event = StoredEvent(rv, event_type, storage_key, obj, prev)
         if len(self.history) >= self.history_limit:
             self.compacted_rv = self.history.popleft().resource_version

@@ -122,6 +122,8 @@ class Watcher:
         if event is None:
             return event_line(event_type, wire)
         cache_key = (event_type, self.resource_type.api_version)
+        if event.encoded is None:
+            event.encoded = {}
         line = event.encoded.get(cache_key)
         if line is None:
             line = event.encoded[cache_key] = event_line(event_type, wire)
