@@ -112,7 +112,12 @@ class FaultInjector:
         self._delays.clear()
         self._responses.clear()
 
-    # --- used by the server middleware ------------------------------------------------------------
+    # --- used by the server's request handler ------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        """Whether any delay or respond rule is set (most of the time none is: skip the matching)."""
+        return bool(self._delays or self._responses)
 
     def delay_for(self, method: str, path_qs: str) -> float:
         total = 0.0

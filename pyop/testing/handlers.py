@@ -30,7 +30,7 @@ def error_response(error: ApiError) -> web.Response:
     return response
 
 
-async def read_json(request: web.Request) -> Any:
+async def read_json(request: web.BaseRequest) -> Any:
     raw = await request.read()
     if not raw:
         return None
@@ -40,7 +40,7 @@ async def read_json(request: web.Request) -> Any:
         raise bad_request(f"the request body is not valid JSON: {error}") from None
 
 
-async def read_yaml(request: web.Request) -> Any:
+async def read_yaml(request: web.BaseRequest) -> Any:
     raw = await request.read()
     try:
         return yaml.load(raw, Loader=_YAML_LOADER)  # noqa: S506 - safe loader
@@ -48,7 +48,7 @@ async def read_yaml(request: web.Request) -> Any:
         raise bad_request(f"error decoding YAML: {error}") from None
 
 
-def write_options(request: web.Request) -> WriteOptions:
+def write_options(request: web.BaseRequest) -> WriteOptions:
     query = request.query
     dry_run = query.getall("dryRun", [])
     for value in dry_run:
@@ -94,7 +94,7 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         return resource_type
 
-    async def handle(self, request: web.Request, target: Target, verb: str) -> web.StreamResponse:
+    async def handle(self, request: web.BaseRequest, target: Target, verb: str) -> web.StreamResponse:
         resource_type = self.resolve(target)
         if verb not in resource_type.verbs:
             raise ApiError(405, "the server does not allow this method on the requested resource")
@@ -172,7 +172,7 @@ class ApiHandler:
 
     async def _watch(
         self,
-        request: web.Request,
+        request: web.BaseRequest,
         resource_type: ResourceType,
         namespace: str | None,
         labels: Any,
@@ -225,7 +225,7 @@ def _delete_options(query: Any, body: Any) -> dict[str, Any]:
     return options
 
 
-def is_watch(request: web.Request) -> bool:
+def is_watch(request: web.BaseRequest) -> bool:
     return request.query.get("watch", "") in _TRUE
 
 
