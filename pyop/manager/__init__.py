@@ -3,12 +3,13 @@
     manager = Manager(ManagerOptions(leader_election=True, leader_election_id="captain.example.com",
                                      health_probe_bind_address=":8081", metrics_bind_address=":8443"))
     captain_controller.setup_with_manager(manager)
-    await manager.run()
+    run(manager.run())          # asyncio.run, on uvloop when installed
 
 See docs/runtime/manager.md.
 """
 
 from pyop.manager.listen import BindAddress, HTTPServer, parse_bind_address
+from pyop.manager.loop import run
 from pyop.manager.manager import LeaderElectionLost, Manager
 from pyop.manager.options import ManagerOptions
 from pyop.manager.probes import Check, HealthProbes, ping
@@ -23,4 +24,5 @@ __all__ = [
     "ManagerOptions",
     "parse_bind_address",
     "ping",
+    "run",
 ]

@@ -16,7 +16,7 @@ from mgr_helpers import Counting, Widget, eventually, manager_for, widget
 
 from pyop.client import ConfigError
 from pyop.controller import ControllerNotSynced, Request, Result
-from pyop.manager import Manager, ManagerOptions
+from pyop.manager import Manager, ManagerOptions, run
 from pyop.testing import TestAPIServer
 
 OPERATOR = textwrap.dedent(
@@ -25,7 +25,7 @@ OPERATOR = textwrap.dedent(
     sys.path.insert(0, {helpers!r})
     from mgr_helpers import Widget
     from pyop.controller import Request, Result
-    from pyop.manager import Manager, ManagerOptions
+    from pyop.manager import Manager, ManagerOptions, run
 
     log = logging.getLogger("slow")
 
@@ -38,7 +38,7 @@ OPERATOR = textwrap.dedent(
     manager = Manager(ManagerOptions(kubeconfig=sys.argv[1], graceful_shutdown_timeout={deadline},
                                      log_format="json", log_level="info"))
     manager.controller_for(Widget).with_options(max_concurrent_reconciles=2).complete(reconcile)
-    asyncio.run(manager.run())
+    run(manager.run())  # uvloop when installed: signal handling must work there too
     """
 )
 
@@ -183,6 +183,16 @@ async def server_client_create_namespace(server: TestAPIServer, name: str) -> No
         await manager.client.dynamic.create(namespaces, {"metadata": {"name": name}})
     finally:
         await manager.client.close()
+
+
+def test_run_uses_uvloop_when_installed() -> None:
+    uvloop = pytest.importorskip("uvloop")
+
+    async def loop_type() -> type:
+        return type(asyncio.get_running_loop())
+
+    assert run(loop_type()) is uvloop.Loop
+    assert not issubclass(run(loop_type(), use_uvloop=False), uvloop.Loop)
 
 
 def test_generated_main_reads_watch_namespace(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from collections.abc import Sequence
 
-from pyop.manager import LeaderElectionLost, Manager, ManagerOptions, ping
+from pyop.manager import LeaderElectionLost, Manager, ManagerOptions, ping, run
 
 # +kubebuilder:scaffold:imports
 
@@ -100,7 +99,7 @@ def build_manager(args: argparse.Namespace) -> Manager:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     try:
-        asyncio.run(build_manager(args).run())
+        run(build_manager(args).run())  # asyncio.run, on uvloop when it is installed
     except LeaderElectionLost:
         # Another replica leads now; exit so that Kubernetes restarts this one as a candidate.
         raise SystemExit(1) from None
