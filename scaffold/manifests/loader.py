@@ -45,7 +45,8 @@ def imported_project(root: Path, package: str) -> Iterator[None]:
     importlib.invalidate_caches()
     token = DISPLAY_ROOT.set(root)
     try:
-        yield
+        with _deferred_validators():
+            yield
     finally:
         DISPLAY_ROOT.reset(token)
         with contextlib.suppress(ValueError):
@@ -53,6 +54,43 @@ def imported_project(root: Path, package: str) -> Iterator[None]:
         for name in [n for n in sys.modules if _belongs(n, package)]:
             del sys.modules[name]
         sys.modules.update(saved)
+
+
+@contextlib.contextmanager
+def _deferred_validators() -> Iterator[None]:
+    """While the project is imported for generation, its models skip building their pydantic validators.
+
+    Building validators is most of the cost of importing a model class, and generating manifests needs only the
+    fields (`model_fields`), which pydantic collects either way (`defer_build`). A new class takes the config of
+    its bases, so pyop's base models (KubeModel, Resource, ResourceList...) say `defer_build` for the duration.
+    The imported modules are forgotten afterwards, so no model built this way ever validates anything.
+    """
+    from pyop.api import KubeModel
+
+    bases = [KubeModel, *_pyop_subclasses(KubeModel)]
+    saved = [cls.model_config.get("defer_build", _UNSET) for cls in bases]
+    for cls in bases:
+        cls.model_config["defer_build"] = True
+    try:
+        yield
+    finally:
+        for cls, value in zip(bases, saved, strict=True):
+            if value is _UNSET:
+                cls.model_config.pop("defer_build", None)
+            else:
+                cls.model_config["defer_build"] = value  # type: ignore[typeddict-item]
+
+
+def _pyop_subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        if sub.__module__.startswith("pyop."):
+            found.append(sub)
+            found.extend(_pyop_subclasses(sub))
+    return found
+
+
+_UNSET = object()
 
 
 def _belongs(module_name: str, package: str) -> bool:

@@ -90,6 +90,8 @@ class SchemaBuilder:
     def __init__(self, builtin_schema: Any, *, embedded_object_meta: bool = False) -> None:
         self._builtin_schema = builtin_schema
         self._embedded_object_meta = embedded_object_meta
+        # Named schemas, frozen (pickled) when built. The first use takes the built object itself, later uses a
+        # fresh copy: most models are used once, and unpickling was a third of building the CRDs.
         self._cache: dict[Any, bytes] = {}
         self._stack: list[Any] = []
         self._aliases: dict[int, tuple[Any, str, DocBlock]] = {}  # id(Annotated alias) -> (alias, name, docs)
@@ -103,7 +105,8 @@ class SchemaBuilder:
 
     def _named(self, cls: Any, build: Callable[[Any], Schema]) -> Schema:
         """The cached schema of a named class or type alias (built once, handed out as fresh copies)."""
-        frozen = self._cache.get(cls) if isinstance(cls, type) else self._cache.get(id(cls))
+        key = cls if isinstance(cls, type) else id(cls)
+        frozen = self._cache.get(key)
         if frozen is None:
             if any(entry is cls for entry in self._stack):
                 chain = " -> ".join(_type_name(c) for c in [*self._stack, cls])
@@ -113,8 +116,8 @@ class SchemaBuilder:
                 schema = build(cls)
             finally:
                 self._stack.pop()
-            frozen = pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL)
-            self._cache[cls if isinstance(cls, type) else id(cls)] = frozen
+            self._cache[key] = pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL)
+            return schema
         return pickle.loads(frozen)  # type: ignore[no-any-return]
 
     def _build_alias_schema(self, alias: Any) -> Schema:
@@ -139,16 +142,19 @@ class SchemaBuilder:
         for name, module in list(sys.modules.items()):
             if name != top and not name.startswith(top + "."):
                 continue
-            path = getattr(module, "__file__", None)
-            if not path or not path.endswith(".py"):
+            docs = module_docs(name)
+            if docs is None:
                 continue
-            for alias_name, block in read_module_docs(Path(path)).aliases.items():
+            for alias_name, block in docs.aliases.items():
                 value = getattr(module, alias_name, None)
                 if typing.get_origin(value) is typing.Annotated:
                     self._aliases.setdefault(id(value), (value, alias_name, block))
 
     def _build_model_schema(self, cls: type[BaseModel]) -> Schema:
         self.index_aliases(cls)
+        if getattr(cls, "__pydantic_fields_complete__", True) is False:
+            # A forward reference (a model defined further down the module) is resolved now that all exist.
+            cls.model_rebuild(force=True)
         docs = class_docs(cls)
         required_by_default = package_default_required(cls)
         schema: Schema = {"type": "object"}
@@ -391,11 +397,26 @@ def _is_user_class(tp: type) -> bool:
 
 
 def _module_docs(cls: type) -> ModuleDocs | None:
-    module = sys.modules.get(cls.__module__)
-    path = getattr(module, "__file__", None)
-    if not path or not path.endswith(".py"):
+    return module_docs(cls.__module__)
+
+
+def module_docs(name: str) -> ModuleDocs | None:
+    """The docs of an imported module (None for a module without Python source)."""
+    module = sys.modules.get(name)
+    if module is None:
         return None
-    return read_module_docs(Path(path))
+    cached = _DOCS_BY_MODULE.get(name)
+    if cached is not None and cached[0] is module:
+        return cached[1]
+    path = getattr(module, "__file__", None)
+    docs = read_module_docs(Path(path)) if path and path.endswith(".py") else None
+    _DOCS_BY_MODULE[name] = (module, docs)
+    return docs
+
+
+# Module name -> (the module object, its docs). Looked up for every class and field, so it must be cheaper than
+# the stat() that read_module_docs does to notice edits; a re-imported module is a new object and misses.
+_DOCS_BY_MODULE: dict[str, tuple[object, ModuleDocs | None]] = {}
 
 
 def class_docs(cls: type) -> DocBlock:
@@ -417,13 +438,10 @@ def package_markers(cls: type) -> list[ParsedMarker]:
     the docstring of its own module (Go allows them in any file's package comment)."""
     package = cls.__module__.rpartition(".")[0]
     found: list[ParsedMarker] = []
-    seen: set[str] = set()
-    for name in (package, f"{package}.groupversion_info", cls.__module__):
-        module = sys.modules.get(name)
-        path = getattr(module, "__file__", None)
-        if path and path.endswith(".py") and path not in seen:
-            seen.add(path)
-            found.extend(read_module_docs(Path(path)).module.markers)
+    for name in dict.fromkeys((package, f"{package}.groupversion_info", cls.__module__)):
+        docs = module_docs(name)
+        if docs is not None:
+            found.extend(docs.module.markers)
     return found
 
 

@@ -1,7 +1,7 @@
 """Finding markers and docs in Python source: the comment block right above a class or field, and docstrings.
 
 As controller-gen reads Go doc comments, pyop reads the contiguous `#` lines directly above a `class` statement
-(above its decorators) or a field, with `tokenize` (so a `#` inside a string is never mistaken for a comment).
+(above its decorators) or a field (a `#` line inside a multi-line string is never mistaken for a comment).
 Lines starting with `+` are markers; the other lines form the description. Docstring lines starting with `+` are
 markers too, so a class may carry its markers in its docstring.
 """
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import io
-import tokenize
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -42,6 +40,8 @@ class DocBlock:
 
 
 EMPTY = DocBlock()
+
+_Comments = dict[int, tuple[str, ParsedMarker | None]]  # comment lines: {line: (text, its marker or None)}
 
 
 @dataclass
@@ -83,20 +83,21 @@ def read_module_docs(path: Path) -> ModuleDocs:
 @lru_cache(maxsize=1024)
 def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
     source = Path(path).read_text(encoding="utf-8")
-    comments = _comment_lines(source)
     tree = ast.parse(source, filename=path)
+    # Each comment line is parsed once: {line: (text, its marker or None)}.
+    comments = {
+        line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(source, tree).items())
+    }
     docs = ModuleDocs(display)
-    docs.module = _docstring_block(ast.get_docstring(tree, clean=True), display, 1)
+    docs.module = _docstring_block(tree.body, display)
     check_placement(docs.module, Target.PACKAGE, "the module docstring")
-    docs.all_markers = tuple(
-        marker for line, text in sorted(comments.items()) if (marker := _marker(text, display, line)) is not None
-    )
+    docs.all_markers = tuple(marker for _, marker in comments.values() if marker is not None)
     _walk(tree.body, "", comments, display, docs)
     _module_assignments(tree.body, comments, display, docs)
     return docs
 
 
-def _module_assignments(body: list[ast.stmt], comments: dict[int, str], path: str, docs: ModuleDocs) -> None:
+def _module_assignments(body: list[ast.stmt], comments: _Comments, path: str, docs: ModuleDocs) -> None:
     """Docs of module-level assignments: a type alias (`Callsign = Annotated[str, ...]`) may carry type markers,
     as a named Go type does (`type Callsign string` with markers above it)."""
     for index, statement in enumerate(body):
@@ -117,30 +118,38 @@ def _module_assignments(body: list[ast.stmt], comments: dict[int, str], path: st
             docs.aliases[target.id] = block
 
 
-def _comment_lines(source: str) -> dict[int, str]:
-    """{line number: comment text} for lines holding nothing but a comment."""
-    result: dict[int, str] = {}
-    code_lines: set[int] = set()
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    for token in tokens:
-        if token.type == tokenize.COMMENT:
-            if token.start[0] not in code_lines:
-                result[token.start[0]] = token.string[1:]
-        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
-            for line in range(token.start[0], token.end[0] + 1):
-                code_lines.add(line)
-                result.pop(line, None)
-    return result
+def _comment_lines(source: str, tree: ast.Module) -> dict[int, str]:
+    """{line number: comment text} for lines holding nothing but a comment.
+
+    A line is a comment line if it starts with `#` and is not inside a multi-line string, which the syntax tree
+    tells (Python's tokenizer would too, at three times the cost of the whole rest of reading a module).
+    """
+    lines = source.splitlines()
+    candidates = {number: text for number, text in enumerate(lines, start=1) if text.lstrip().startswith("#")}
+    if not candidates:
+        return {}
+    inside_strings: set[int] = set()
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if start is not None and end is not None and end <= start:
+            continue  # a one-line node holds no multi-line string
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            inside_strings.update(range(start + 1, end + 1))  # type: ignore[operator]
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return {number: text.lstrip()[1:] for number, text in candidates.items() if number not in inside_strings}
 
 
-def _walk(body: list[ast.stmt], prefix: str, comments: dict[int, str], path: str, docs: ModuleDocs) -> None:
+def _walk(body: list[ast.stmt], prefix: str, comments: _Comments, path: str, docs: ModuleDocs) -> None:
     for node in body:
         if not isinstance(node, ast.ClassDef):
             continue
         qualname = f"{prefix}{node.name}"
         first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         above = _block_above(first_line, comments, path)
-        inside = _docstring_block(ast.get_docstring(node, clean=True), path, node.lineno)
+        inside = _docstring_block(node.body, path)
         docs.classes[qualname] = DocBlock(
             markers=above.markers + inside.markers,
             description=inside.description or above.description,
@@ -192,17 +201,15 @@ def _attribute_docstring(following: list[ast.stmt]) -> str:
     return ""
 
 
-def _block_above(line: int, comments: dict[int, str], path: str) -> DocBlock:
-    texts: list[tuple[int, str]] = []
-    current = line - 1
-    while current in comments:
-        texts.append((current, comments[current]))
-        current -= 1
-    texts.reverse()
+def _block_above(line: int, comments: _Comments, path: str) -> DocBlock:
+    """The contiguous comment lines right above `line`: markers, and the other lines as the description."""
+    first = line
+    while first - 1 in comments:
+        first -= 1
     markers = []
     description = []
-    for number, text in texts:
-        marker = _marker(text, path, number)
+    for number in range(first, line):
+        text, marker = comments[number]
         if marker is not None:
             markers.append(marker)
         elif not _is_marker_text(text):
@@ -210,18 +217,21 @@ def _block_above(line: int, comments: dict[int, str], path: str) -> DocBlock:
     return DocBlock(tuple(markers), _join(description), line)
 
 
-def _docstring_block(docstring: str | None, path: str, line: int) -> DocBlock:
-    if not docstring:
+def _docstring_block(body: list[ast.stmt], path: str) -> DocBlock:
+    """Markers and description of the docstring opening `body`; markers keep the line they are written on."""
+    first = body[0] if body else None
+    if not (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    ):
         return EMPTY
+    raw = first.value.value
     markers = []
-    description = []
-    for offset, text in enumerate(docstring.splitlines()):
-        marker = _marker(text, path, line + offset)
+    for offset, text in enumerate(raw.splitlines()):
+        marker = _marker(text, path, first.lineno + offset)
         if marker is not None:
             markers.append(marker)
-        elif not _is_marker_text(text):
-            description.append(text)
-    return DocBlock(tuple(markers), _join(description), line)
+    description = [text for text in inspect.cleandoc(raw).splitlines() if not _is_marker_text(text)]
+    return DocBlock(tuple(markers), _join(description), first.lineno)
 
 
 def _is_marker_text(text: str) -> bool:
@@ -240,5 +250,7 @@ def _strip_one_space(text: str) -> str:
 
 
 def _join(lines: list[str]) -> str:
+    if not lines:
+        return ""
     text = "\n".join(line.rstrip() for line in lines).strip("\n")
     return text.strip()

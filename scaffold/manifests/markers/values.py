@@ -173,7 +173,7 @@ def _parse_json(scanner: Scanner) -> Any:
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        hint = " (strings need double quotes: +default=\"text\")" if raw and raw[0] not in "[{\"" else ""
+        hint = ' (strings need double quotes: +default="text")' if raw and raw[0] not in '[{"' else ""
         raise ValueSyntaxError(f"expected JSON, found {raw!r}: {exc.msg}{hint}") from None
 
 
