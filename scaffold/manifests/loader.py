@@ -21,6 +21,8 @@ from scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
 from scaffold.manifests.markers.parser import ParsedMarker
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from pyop.api import ResourceInfo
 
 
@@ -67,7 +69,7 @@ def _deferred_validators() -> Iterator[None]:
     """
     from pyop.api import KubeModel
 
-    bases = [KubeModel, *_pyop_subclasses(KubeModel)]
+    bases: list[type[BaseModel]] = [KubeModel, *_pyop_subclasses(KubeModel)]
     saved = [cls.model_config.get("defer_build", _UNSET) for cls in bases]
     for cls in bases:
         cls.model_config["defer_build"] = True
@@ -78,11 +80,11 @@ def _deferred_validators() -> Iterator[None]:
             if value is _UNSET:
                 cls.model_config.pop("defer_build", None)
             else:
-                cls.model_config["defer_build"] = value  # type: ignore[typeddict-item]
+                cls.model_config["defer_build"] = value  # type: ignore[typeddict-item]  # restoring what was there
 
 
-def _pyop_subclasses(cls: type) -> list[type]:
-    found = []
+def _pyop_subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
     for sub in cls.__subclasses__():
         if sub.__module__.startswith("pyop."):
             found.append(sub)
