@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import textwrap
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -93,8 +94,10 @@ def test_python_types_map_to_schema_types(load_module) -> None:  # type: ignore[
     assert props["unique"] == {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}
     assert props["labels"] == {"type": "object", "additionalProperties": {"type": "string"}}
     assert props["inner"] == {
-        "type": "object", "description": "Inner holds one value.",
-        "properties": {"value": {"type": "integer"}}, "required": ["value"],
+        "type": "object",
+        "description": "Inner holds one value.",
+        "properties": {"value": {"type": "integer"}},
+        "required": ["value"],
     }
     assert props["inners"]["items"]["properties"] == {"value": {"type": "integer"}}
     assert props["mode"] == {"type": "string", "enum": ["a", "b"]}
@@ -102,8 +105,23 @@ def test_python_types_map_to_schema_types(load_module) -> None:  # type: ignore[
     assert props["port"] == {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
     assert props["maybe"] == {"type": "integer"}  # Optional means "may be omitted", not nullable
     assert schema_of(module.Spec)["required"] == sorted(
-        ["at", "blob", "color", "count", "day", "flag", "inner", "inners", "labels", "mode", "name", "port",
-         "ratio", "tags", "unique"]
+        [
+            "at",
+            "blob",
+            "color",
+            "count",
+            "day",
+            "flag",
+            "inner",
+            "inners",
+            "labels",
+            "mode",
+            "name",
+            "port",
+            "ratio",
+            "tags",
+            "unique",
+        ]
     )
 
 
@@ -138,7 +156,13 @@ def test_markers_and_pydantic_spellings_give_the_same_schema(load_module) -> Non
     )
     assert schema_of(module.WithMarkers) == schema_of(module.WithPydantic)
     replicas = schema_of(module.WithPydantic)["properties"]["replicas"]
-    assert replicas == {"type": "integer", "minimum": 1, "maximum": 10, "default": 3, "description": "replicas is how many."}
+    assert replicas == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 10,
+        "default": 3,
+        "description": "replicas is how many.",
+    }
 
 
 def test_marker_that_disagrees_with_field_constraint_fails(load_module) -> None:  # type: ignore[no-untyped-def]
@@ -231,10 +255,14 @@ def test_topology_and_type_level_markers(load_module) -> None:  # type: ignore[n
     assert props["ports"]["x-kubernetes-list-map-keys"] == ["name", "port"]
     assert props["names"]["items"] == {"type": "string", "minLength": 3}
     assert props["atomic"]["x-kubernetes-map-type"] == "atomic"
-    assert props["atomic"]["x-kubernetes-validations"] == [{"rule": "self.port > 0", "message": "port must be positive"}]
+    assert props["atomic"]["x-kubernetes-validations"] == [
+        {"rule": "self.port > 0", "message": "port must be positive"}
+    ]
     assert props["labels"]["x-kubernetes-map-type"] == "granular"
     assert props["size"] == {
-        "anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True, "pattern": "^\\d+%?$"
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "x-kubernetes-int-or-string": True,
+        "pattern": "^\\d+%?$",
     }
 
 
@@ -248,7 +276,9 @@ def test_marker_on_wrong_type_names_field_and_line(load_module) -> None:  # type
     )
     with pytest.raises(MarkerError) as error:
         schema_of(module.Spec)
-    assert "field Spec.count" in str(error.value) and "applies to string fields, not to type integer" in str(error.value)
+    assert "field Spec.count" in str(error.value) and "applies to string fields, not to type integer" in str(
+        error.value
+    )
     location = error.value.location
     assert location is not None
     lines = Path(location.file).read_text().splitlines()
@@ -311,3 +341,162 @@ def test_embedded_builtin_types(load_module) -> None:  # type: ignore[no-untyped
     assert props["conditions"]["items"]["required"] == ["lastTransitionTime", "message", "reason", "status", "type"]
     assert schema["properties"]["metadata"] == {"type": "object"}
     assert schema["required"] == ["spec"]
+
+
+def test_sized_integers_decimal_uuid_tuples_and_literal_unions(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        import decimal
+        import uuid
+        from pyop.api import Int32, Int64
+        class Spec(KubeModel):
+            replicas: Int32 = 1
+            size: Int64 | None = None
+            sizes: list[Int32] = []
+            price: decimal.Decimal
+            id: uuid.UUID
+            pair: tuple[str, str]
+            many: tuple[int, ...] = ()
+            frozen: frozenset[int] = frozenset()
+            level: Literal["a", "b"] | Literal["c"] = "a"
+            mixed: Literal[1, "auto"] = "auto"
+        """
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["replicas"] == {"type": "integer", "format": "int32", "default": 1}
+    assert props["size"] == {"type": "integer", "format": "int64"}
+    assert props["sizes"]["items"] == {"type": "integer", "format": "int32"}
+    assert props["price"]["type"] == "string" and props["price"]["pattern"].startswith("^[-+]?")
+    assert props["id"] == {"type": "string", "format": "uuid"}
+    assert props["pair"] == {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2}
+    assert props["many"] == {"type": "array", "items": {"type": "integer"}}
+    assert props["frozen"]["x-kubernetes-list-type"] == "set"
+    assert props["level"] == {"type": "string", "enum": ["a", "b", "c"], "default": "a"}
+    assert props["mixed"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "enum": [1, "auto"],
+        "x-kubernetes-int-or-string": True,
+        "default": "auto",
+    }
+    # The runtime side of Int32: values outside 32 bits are refused when a model is built.
+    with pytest.raises(ValueError, match="does not fit in int32"):
+        module.Spec.model_validate({"replicas": 2**31, "price": "1", "id": str(uuid.uuid4()), "pair": ["a", "b"]})
+
+
+def test_type_markers_on_enums_and_documented_aliases(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        '''
+        # +k8s:enum
+        class Hull(enum.StrEnum):
+            """Hull is what a ship is built of."""
+            WOOD = "Wood"
+            CARBON = "Carbon"
+        # +kubebuilder:validation:MaxLength=7
+        # +kubebuilder:externalDocs:url="https://example.com/callsigns"
+        Callsign = Annotated[str, Field(min_length=3)]
+        """Callsign is a radio call sign."""
+        class Spec(KubeModel):
+            hull: Hull
+            # own words win over the alias's
+            callsign: Callsign
+            callsigns: list[Callsign] = []
+            backup: Callsign | None = None
+        '''
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["hull"] == {
+        "type": "string",
+        "enum": ["Carbon", "Wood"],
+        "description": "Hull is what a ship is built of.",
+    }
+    callsign = {
+        "type": "string",
+        "minLength": 3,
+        "maxLength": 7,
+        "description": "Callsign is a radio call sign.",
+        "externalDocs": {"url": "https://example.com/callsigns"},
+    }
+    assert props["callsign"] == {**callsign, "description": "own words win over the alias's"}
+    assert props["callsigns"]["items"] == callsign
+    assert props["backup"] == callsign
+
+
+def test_conditions_are_a_map_list_keyed_by_type(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        class Status(KubeModel):
+            conditions: list[Condition] = []
+            maybe: list[Condition] | None = None
+            # +listType=atomic
+            atomic: list[Condition] = []
+        """
+    )
+    props = schema_of(module.Status)["properties"]
+    for name in ("conditions", "maybe"):
+        assert props[name]["x-kubernetes-list-type"] == "map"
+        assert props[name]["x-kubernetes-list-map-keys"] == ["type"]
+        assert "type" in props[name]["items"]["required"]  # a map key must be required (or defaulted)
+    assert props["atomic"]["x-kubernetes-list-type"] == "atomic" and "x-kubernetes-list-map-keys" not in props["atomic"]
+
+
+def test_immutable_fields_and_oneof_rules_are_controller_gens(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        # +kubebuilder:validation:ExactlyOneOf=a;b
+        class Spec(KubeModel):
+            # +k8s:immutable
+            name: str
+            # +k8s:immutable
+            zone: str | None = None
+            a: str | None = None
+            b: str | None = None
+        """
+    )
+    schema = schema_of(module.Spec)
+    assert schema["properties"]["name"]["x-kubernetes-validations"] == [
+        {"message": "field is immutable", "rule": "self == oldSelf"}
+    ]
+    assert schema["x-kubernetes-validations"] == [
+        {"message": "field zone is immutable once set", "rule": "!has(oldSelf.zone) || has(self.zone)"},
+        {
+            "message": "exactly one of the fields in [a b] must be set",
+            "rule": "[has(self.a),has(self.b)].filter(x,x==true).size() == 1",
+        },
+    ]
+
+
+def test_embedded_object_meta_option(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        """
+        from pyop.api import ObjectMeta
+        class Spec(KubeModel):
+            meta: ObjectMeta
+        """
+    )
+    assert schema_of(module.Spec)["properties"]["meta"] == {"type": "object"}
+    embedded = SchemaBuilder(builtin_schema, embedded_object_meta=True).model_schema(module.Spec)
+    assert sorted(embedded["properties"]["meta"]["properties"]) == [
+        "annotations",
+        "finalizers",
+        "labels",
+        "name",
+        "namespace",
+    ]
+
+
+def test_models_referring_to_later_models_while_validators_are_deferred(load_module) -> None:  # type: ignore[no-untyped-def]
+    from scaffold.manifests.loader import _deferred_validators
+
+    with _deferred_validators():
+        module = load_module(
+            """
+            class Spec(KubeModel):
+                engine: Engine | None = None
+            class Engine(KubeModel):
+                power: int = 1
+            """
+        )
+    assert schema_of(module.Spec)["properties"]["engine"]["properties"]["power"] == {"type": "integer", "default": 1}
+    from pyop.api import KubeModel
+
+    assert "defer_build" not in KubeModel.model_config  # restored
