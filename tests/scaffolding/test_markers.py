@@ -68,6 +68,8 @@ def test_items_markers_apply_to_list_items() -> None:
             "unknown marker +kubebuilder:validation:Minimun; did you mean +kubebuilder:validation:Minimum?",
         ),
         ("kubebuilder:subresource:stats", "did you mean +kubebuilder:subresource:status?"),
+        ("kubebuilder:validation:nullable", "unknown marker +kubebuilder:validation:nullable; did you mean +nullable?"),
+        ("kubebuilder:validation:optional", "did you mean +kubebuilder:validation:Optional?"),
         ("kubebuilder:validation:Minimum=abc", "expected a number, found 'abc'"),
         ("kubebuilder:validation:MaxLength=1.5", "expected an integer, found '1.5'"),
         ("kubebuilder:printcolumn:name=Age", "missing argument(s) type, JSONPath"),

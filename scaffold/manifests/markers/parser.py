@@ -81,6 +81,10 @@ def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> Non
         if not near or len(name) < 6:
             return
         suggestion = near
+    word = name.rsplit(":", 1)[-1].lower()
+    same_word = [k for k in known if k.rsplit(":", 1)[-1].lower() == word]
+    if same_word:  # a wrong case or prefix (`+kubebuilder:validation:nullable` is `+nullable`)
+        suggestion = difflib.get_close_matches(name, same_word, n=1, cutoff=0) or same_word[:1]
     if suggestion and items and suggestion[0].startswith(_VALIDATION):
         suggestion = [ITEMS_PREFIX + suggestion[0][len(_VALIDATION) :]]
     shown = ITEMS_PREFIX + name[len(_VALIDATION) :] if items else name
