@@ -10,9 +10,10 @@ This is what kube-apiserver does to a custom resource on every write, reproduced
 Errors are ``FieldError`` values that print exactly like the API server's field errors.
 """
 
-from pyop.schema.defaulting import apply_defaults, defaulted_shared, nulls_pruned_shared, prune_nulls
+from pyop.schema.defaulting import apply_defaults, prune_nulls
 from pyop.schema.errors import OMITTED, FieldError
-from pyop.schema.pruning import prune, pruned_shared, unknown_fields
+from pyop.schema.normalization import normalized_shared
+from pyop.schema.pruning import prune, unknown_fields
 from pyop.schema.validation import validate
 from pyop.schema.values import ABSENT, copy_json
 
@@ -44,6 +45,5 @@ def normalize(
     and neither may be modified in place afterwards. That saves a copy of the object per write
     for a caller that never mutates what it stores (the test API server).
     """
-    pruned = pruned_shared(obj, schema, resource_root=resource_root)
-    normalized = defaulted_shared(nulls_pruned_shared(pruned, schema), schema)
+    normalized = normalized_shared(obj, schema, resource_root=resource_root)
     return normalized if share else copy_json(normalized)

@@ -157,6 +157,17 @@ def pruned_shared(obj: Any, schema: dict[str, Any], *, resource_root: bool = Tru
     return _pruned(obj, schema, "", resource_root, [])
 
 
+def pruned_object_meta(metadata: Any) -> Any:
+    """An embedded resource's ``metadata`` cut to ObjectMeta's fields (shared when nothing goes)."""
+    return _pruned_object_meta(metadata, "", [])
+
+
+def pruned_unspecified(value: Any) -> Any:
+    """A value where the schema specifies nothing (``additionalProperties: true``): objects in it
+    are emptied, lists descended (shared when nothing goes)."""
+    return _pruned(value, None, "", False, [])
+
+
 def unknown_fields(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> list[str]:
     """Paths ``prune`` would drop, in document order (``spec.foo``, ``spec.items[0].bar``).
 

@@ -7,9 +7,10 @@ an input changed in place, or a result that is not a function of the input alone
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pyop.schema import apply_defaults, normalize, prune, prune_nulls, unknown_fields
@@ -71,6 +72,65 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
+# Corners of the three passes' interplay: defaults that are not themselves pruned or null-free, defaults of list
+# items and map values, lists kept by preserve-unknown-fields, lists without item schemas, embedded resources
+# whose metadata and kind have schemas and defaults.
+TRICKY: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "metadata": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "labels": {"type": "object", "default": {"d": "1"}}},
+        },
+        "spec": {
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": True,
+            "properties": {
+                "known": {"type": "object", "properties": {"a": {"type": "string", "default": "A"}}},
+                "list": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "default": {"a": "item", "junk": None},
+                        "properties": {"a": {"type": "string", "default": "A"}},
+                    },
+                },
+                "bare": {"type": "array"},
+                "plain": {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+                "weird": {"type": "object", "default": {"x": 1, "a": None}, "properties": {"a": {"type": "string"}}},
+                "maps": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "object",
+                        "default": {"a": "m"},
+                        "properties": {"a": {"type": "string", "default": "z"}},
+                    },
+                },
+                "anything": {"type": "object", "additionalProperties": True},
+                "nullable": {"type": "string", "nullable": True},
+                "template": {
+                    "type": "object",
+                    "x-kubernetes-embedded-resource": True,
+                    "properties": {
+                        "metadata": {
+                            "type": "object",
+                            "properties": {"annotations": {"type": "object", "default": {}}},
+                        },
+                        "kind": {"type": "string", "default": "K"},
+                        "spec": {"type": "object"},
+                    },
+                },
+            },
+        },
+        "status": {"type": "object", "additionalProperties": {"type": "string", "default": "s"}},
+        "kept": {
+            "type": "array",
+            "x-kubernetes-preserve-unknown-fields": True,
+            "items": {"type": "object", "properties": {"a": {"type": "string", "default": "A"}}},
+        },
+    },
+}
+
 KEYS = st.sampled_from(
     [
         "apiVersion",
@@ -102,6 +162,18 @@ KEYS = st.sampled_from(
         "image",
         "anything",
         "bogus",
+        "labels",
+        "d",
+        "list",
+        "junk",
+        "bare",
+        "plain",
+        "weird",
+        "x",
+        "maps",
+        "nullable",
+        "annotations",
+        "kept",
     ]
 )
 SCALARS = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "TCP"])
@@ -111,6 +183,15 @@ VALUES = st.recursive(
     max_leaves=25,
 )
 OBJECTS = st.dictionaries(KEYS, VALUES, max_size=5) | st.fixed_dictionaries({"spec": st.dictionaries(KEYS, VALUES)})
+
+
+def example_corners(test: Any) -> Any:
+    """Hypothesis examples: every corner object under both schemas, as a resource root and not."""
+    for corner in CORNERS:
+        for schema in (SCHEMA, TRICKY):
+            for root in (True, False):
+                test = example(corner, schema, root)(test)
+    return test
 
 
 def shared_ids(value: Any) -> set[int]:
@@ -125,7 +206,7 @@ def shared_ids(value: Any) -> set[int]:
     return found
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(OBJECTS)
 def test_no_function_modifies_its_input(obj: dict[str, Any]) -> None:
     snapshot = copy.deepcopy(obj)
@@ -138,13 +219,36 @@ def test_no_function_modifies_its_input(obj: dict[str, Any]) -> None:
     assert obj == snapshot
 
 
-@settings(max_examples=150, deadline=None)
+CORNERS = [
+    {"status": {"x": None, "y": "set"}},
+    {"spec": {"maps": {"m": None, "n": {}, "o": {"a": None}}}},
+    {"spec": {"template": {"metadata": {"annotations": None, "bogus": 1}, "kind": None, "spec": None}}},
+    {"spec": {"template": {"apiVersion": None, "metadata": {"name": "n"}}}},
+    {"metadata": {"labels": None, "name": None}, "kind": None},
+    {"metadata": {"name": "n"}},
+    {"spec": {"list": [None, {"junk": 1}, {"a": None}], "bare": [{"a": 1}, None], "plain": [{"a": 1, "b": 2}]}},
+    {"kept": [{"z": 1}, None, {"a": None}], "spec": {"weird": None, "free": {"deep": None}}},
+    {"spec": {"anything": {"k": {"deep": 1}, "l": [{"x": 1}]}, "nullable": None, "known": None}},
+    {"spec": {}},
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(OBJECTS, st.sampled_from([SCHEMA, TRICKY]), st.booleans())
+@example_corners
+def test_one_walk_normalize_equals_the_three_passes(obj: dict[str, Any], schema: dict[str, Any], root: bool) -> None:
+    three_passes = apply_defaults(prune_nulls(prune(obj, schema, resource_root=root), schema), schema)
+    one_walk = normalize(obj, schema, resource_root=root, share=True)
+    assert json.dumps(one_walk) == json.dumps(three_passes)  # the same values in the same key order
+
+
+@settings(max_examples=100, deadline=None)
 @given(OBJECTS)
 def test_shared_normalize_equals_the_copying_one(obj: dict[str, Any]) -> None:
     assert normalize(obj, SCHEMA, share=True) == normalize(obj, SCHEMA)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(OBJECTS)
 def test_copying_results_share_nothing_with_the_input(obj: dict[str, Any]) -> None:
     inputs = shared_ids(obj)
