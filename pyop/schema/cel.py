@@ -279,6 +279,7 @@ def evaluate_rules(value: Any, schema: dict[str, Any], path: str, old: Any, reso
     errors: list[FieldError] = []
     schema_type = schema.get("type") or ""
     self_value: Any = ABSENT
+    old_value: Any = ABSENT  # both converted once per node, not once per rule
     for rule in schema.get("x-kubernetes-validations") or ():
         expression = (rule.get("rule") or "").strip()
         if not expression:
@@ -290,7 +291,9 @@ def evaluate_rules(value: Any, schema: dict[str, Any], path: str, old: Any, reso
             self_value = to_cel(value, schema, resource_root)
         activation = {"self": self_value}
         if transition:
-            activation["oldSelf"] = to_cel(old, schema, resource_root)
+            if old_value is ABSENT:
+                old_value = to_cel(old, schema, resource_root)
+            activation["oldSelf"] = old_value
         try:
             result = _evaluate(expression, activation)
         except _Unevaluable:

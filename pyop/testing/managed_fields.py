@@ -65,7 +65,10 @@ def changed_field_set(old: Any, new: Any, field: str = "") -> Fields | None:
     if isinstance(old, dict) and isinstance(new, dict):
         changed = {}
         for key, value in new.items():
-            sub = changed_field_set(old.get(key), value, key)
+            old_value = old.get(key)
+            if old_value is value:
+                continue  # shared with the previous version: unchanged (the common case, decided without a call)
+            sub = changed_field_set(old_value, value, key)
             if sub is not None:
                 changed[f"f:{key}"] = sub
         return changed or None

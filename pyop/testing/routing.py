@@ -8,6 +8,7 @@ like a namespace prefix, so ``/api/v1/namespaces/x/status`` is the namespace's s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pyop.testing.errors import ApiError
 
@@ -37,8 +38,10 @@ def _not_found() -> ApiError:
     return ApiError(404, "the server could not find the requested resource")
 
 
+@lru_cache(maxsize=8192)
 def parse_path(path: str) -> Target | DiscoveryPath | None:
-    """None for paths outside the API (health, version)."""
+    """None for paths outside the API (health, version). Cached: clients address the same objects
+    again and again, and the results are immutable."""
     parts = [part for part in path.split("/") if part]
     if not parts or parts[0] not in ("api", "apis"):
         return None
