@@ -9,6 +9,8 @@ moment every earlier event of the resource has been written to the stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -55,14 +57,25 @@ class Watcher:
         self.timeout = timeout
         self.stalled = False
         self._current_rv = current_rv
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        # Items for the writer, and a flag it sleeps on when there are none: cheaper per event than an
+        # asyncio.Queue (which wakes a getter future per item), and a write fans out to every watcher.
+        self._items: deque[Any] = deque()
+        self._ready = asyncio.Event()
         self._closed = asyncio.Event()
+        self._filtered = namespace is not None or bool(labels) or bool(fields)
+
+    def _put(self, item: Any) -> None:
+        self._items.append(item)
+        if not self._ready.is_set():
+            self._ready.set()
 
     # --- producer side (called synchronously from store commits and fault injection) --------------
 
     def _matches(self, obj: dict[str, Any] | None) -> bool:
         if obj is None:
             return False
+        if not self._filtered:
+            return True
         if self.namespace is not None and obj["metadata"].get("namespace", "") != self.namespace:
             return False
         return labels_match(self.labels, obj) and fields_match(self.fields, obj)
@@ -74,30 +87,30 @@ class Watcher:
         if event.type == "MODIFIED":
             before = self._matches(event.prev)
             if now_matches and not before:
-                self._queue.put_nowait(("ADDED", event.obj, None))
+                self._put(("ADDED", event.obj, None))
             elif before and not now_matches:
-                self._queue.put_nowait(("DELETED", event.obj, None))
+                self._put(("DELETED", event.obj, None))
             elif now_matches:
-                self._queue.put_nowait((event.type, event.obj, event))
+                self._put((event.type, event.obj, event))
         elif now_matches:
-            self._queue.put_nowait((event.type, event.obj, event))
+            self._put((event.type, event.obj, event))
 
     def send_initial(self, event_type: str, obj: dict[str, Any]) -> None:
-        self._queue.put_nowait((event_type, obj, None))
+        self._put((event_type, obj, None))
 
     def send_error(self, error: ApiError) -> None:
-        self._queue.put_nowait(("ERROR", error.to_status(), None))
+        self._put(("ERROR", error.to_status(), None))
         self.close()
 
     def send_bookmark(self, annotations: dict[str, str] | None = None) -> None:
-        self._queue.put_nowait(("BOOKMARK", self._bookmark_object(annotations), None))
+        self._put(("BOOKMARK", self._bookmark_object(annotations), None))
 
     def stall(self) -> None:
         self.stalled = True
-        self._queue.put_nowait(None)  # wake the writer so it stops at once
+        self._put(None)  # wake the writer so it stops at once
 
     def close(self) -> None:
-        self._queue.put_nowait(_CLOSE)
+        self._put(_CLOSE)
         self._closed.set()
 
     @property
@@ -141,8 +154,9 @@ class Watcher:
                 return
             lines: list[bytes] = []
             finished = False
-            while len(lines) < _MAX_BATCH and not self._queue.empty():
-                item = self._queue.get_nowait()
+            items = self._items
+            while len(lines) < _MAX_BATCH and items:
+                item = items.popleft()
                 if item is _CLOSE:
                     finished = True
                     break
@@ -162,11 +176,8 @@ class Watcher:
                 next_bookmark = now + self.bookmark_interval
                 continue
             wake_at = min(t for t in (deadline, next_bookmark, now + DISCONNECT_CHECK) if t is not None)
-            try:
-                item = await asyncio.wait_for(self._queue.get(), wake_at - now)
-            except TimeoutError:
+            self._ready.clear()
+            if items:
                 continue
-            if item is _CLOSE:
-                return
-            if item is not None and not self.stalled:
-                await response.write(self._line(item))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ready.wait(), wake_at - now)
