@@ -12,76 +12,59 @@ registry definition apply itself, in controller-tools' priority order.
 
 from __future__ import annotations
 
-import base64
 import datetime
 import decimal
 import enum
 import inspect
-import json
 import pickle
 import sys
 import types
 import typing
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined, to_jsonable_python
+from pydantic_core import PydanticUndefined
 
-from pyop.api.types import SchemaFormat
+from scaffold.manifests.crd.constraints import (
+    DECIMAL_PATTERN,
+    Schema,
+    SchemaError,
+    apply_constraint,
+    apply_markers,
+    field_keywords,
+    flat_metadata,
+    preserves_unknown,
+    schema_markers,
+    strip_annotated,
+    strip_optional,
+    to_json,
+    type_name,
+    type_spellings,
+)
+from scaffold.manifests.crd.docs import (
+    class_docs,
+    docs_path,
+    field_docs_of,
+    issubclass_safe,
+    module_docs,
+    package_default_required,
+    package_markers,
+    source_of,
+)
 from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, read_module_docs
-from scaffold.manifests.markers.parser import ParsedMarker
+from scaffold.manifests.markers.comments import EMPTY, DocBlock
 from scaffold.manifests.markers.registry import MarkerUsageError, Target
 
-Schema = dict[str, Any]
+__all__ = ["Schema", "SchemaBuilder", "SchemaError", "class_docs", "package_markers"]
 
 _REQUIRED = {"required", "kubebuilder:validation:Required"}
 _OPTIONAL = {"optional", "kubebuilder:validation:Optional"}
 _SCHEMALESS = "kubebuilder:validation:Schemaless"
 _IMMUTABLE = "k8s:immutable"
-_PRESERVE = {"kubebuilder:pruning:PreserveUnknownFields", "kubebuilder:validation:XPreserveUnknownFields"}
 _CONDITION = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition"
-_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-
-# Keywords a Python spelling (Field constraint, Literal, Enum, default, Int32, the type itself) can set and a marker
-# can contradict. A marker that changes one of them from a Python-given value is reported, never applied silently.
-CONSTRAINT_KEYS = (
-    "default",
-    "enum",
-    "example",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "format",
-    "maxItems",
-    "maxLength",
-    "maxProperties",
-    "maximum",
-    "minItems",
-    "minLength",
-    "minProperties",
-    "minimum",
-    "multipleOf",
-    "pattern",
-    "title",
-    "uniqueItems",
-)
-
-# Decimal travels as a JSON string (pydantic writes `Decimal("1.50")` as "1.50"), so the schema is a string that
-# must read as a decimal number; a `number` schema would make the API server refuse what the operator writes.
-DECIMAL_PATTERN = r"^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$"
-
-
-class SchemaError(Exception):
-    """A model that cannot become a structural schema; the message names the model and field."""
-
-
-def fresh(schema: Schema) -> Schema:
-    """A private deep copy (pickle round trip: several times faster than copy.deepcopy on schema trees)."""
-    return pickle.loads(pickle.dumps(schema, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[no-any-return]
 
 
 class SchemaBuilder:
@@ -109,7 +92,7 @@ class SchemaBuilder:
         frozen = self._cache.get(key)
         if frozen is None:
             if any(entry is cls for entry in self._stack):
-                chain = " -> ".join(_type_name(c) for c in [*self._stack, cls])
+                chain = " -> ".join(type_name(c) for c in [*self._stack, cls])
                 raise SchemaError(f"model {cls.__name__} refers to itself ({chain}); structural schemas are finite")
             self._stack.append(cls)
             try:
@@ -127,7 +110,7 @@ class SchemaBuilder:
         schema = self.type_schema(alias, [], f"alias {name}", resolve_alias=False)
         if docs.description:
             schema["description"] = docs.description
-        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"alias {name}", {})
+        apply_markers(schema, schema_markers(docs, Target.TYPE), f"alias {name}", {})
         return schema
 
     def _alias(self, annotation: Any) -> tuple[Any, str, DocBlock] | None:
@@ -181,7 +164,7 @@ class SchemaBuilder:
             schema.setdefault("x-kubernetes-validations", []).append(
                 {"message": f"field {name} is immutable once set", "rule": f"!has(oldSelf.{name}) || has(self.{name})"}
             )
-        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"class {cls.__name__}", {})
+        apply_markers(schema, schema_markers(docs, Target.TYPE), f"class {cls.__name__}", {})
         return schema
 
     def _build_class_schema(self, cls: type) -> Schema:
@@ -193,7 +176,7 @@ class SchemaBuilder:
         docs = class_docs(cls)
         if docs.description:
             schema["description"] = docs.description
-        apply_markers(schema, _schema_markers(docs, Target.TYPE), f"class {cls.__name__}", spellings)
+        apply_markers(schema, schema_markers(docs, Target.TYPE), f"class {cls.__name__}", spellings)
         return schema
 
     # -- fields ---------------------------------------------------------------------------------------------------
@@ -202,7 +185,7 @@ class SchemaBuilder:
         self, owner: type, name: str, info: FieldInfo, docs: DocBlock, required_by_default: bool
     ) -> tuple[Schema, bool]:
         where = f"field {owner.__name__}.{name}"
-        location = SourceLocation(*_source_of(owner)) if docs is EMPTY else SourceLocation(_docs_path(owner), docs.line)
+        location = SourceLocation(*source_of(owner)) if docs is EMPTY else SourceLocation(docs_path(owner), docs.line)
         try:
             own_metadata: list[Any] = []
             if docs.has(_SCHEMALESS):
@@ -210,9 +193,9 @@ class SchemaBuilder:
             elif name == "metadata" and issubclass_safe(owner, "Resource"):
                 schema = {"type": "object"}
             else:
-                schema, own_metadata = self._field_type_schema(info, where, _preserves(docs))
-            spellings = _field_keywords(own_metadata, info, schema)
-            spellings.update(_type_spellings(info.annotation, schema))
+                schema, own_metadata = self._field_type_schema(info, where, preserves_unknown(docs))
+            spellings = field_keywords(own_metadata, info, schema)
+            spellings.update(type_spellings(info.annotation, schema))
             description = info.description or docs.description
             if description:
                 schema["description"] = description
@@ -220,7 +203,7 @@ class SchemaBuilder:
             if default is not _NO_DEFAULT:
                 schema["default"] = default
                 spellings["default"] = f"the Python default {info.default!r}"
-            apply_markers(schema, _schema_markers(docs, Target.FIELD), where, spellings)
+            apply_markers(schema, schema_markers(docs, Target.FIELD), where, spellings)
             if "default" not in schema and _nested_defaults(info):
                 schema["default"] = {}
             _condition_list(info.annotation, schema)
@@ -237,7 +220,7 @@ class SchemaBuilder:
         raw = getattr(info, "_original_annotation", None)
         found = self._alias(raw)
         if found is not None:
-            alias_items = {id(item) for item in _flat_metadata(typing.get_args(raw)[1:])}
+            alias_items = {id(item) for item in flat_metadata(typing.get_args(raw)[1:])}
             own = [m for m in info.metadata if id(m) not in alias_items]
             return self._named(raw, self._build_alias_schema), own
         builtin = [m for m in info.metadata if type(m).__name__ == "BuiltinType"]
@@ -260,7 +243,7 @@ class SchemaBuilder:
         if origin is typing.Annotated and resolve_alias and self._alias(tp) is not None:
             schema = self._named(tp, self._build_alias_schema)
             for item in metadata:
-                _apply_constraint(schema, item)
+                apply_constraint(schema, item)
             return schema
         if origin is typing.Annotated:
             inner, *extra = typing.get_args(tp)
@@ -270,7 +253,7 @@ class SchemaBuilder:
             return self._builtin(builtin.definition)
         schema = self._bare_type_schema(tp, origin, where, allow_any, nested)
         for item in metadata:
-            _apply_constraint(schema, item)
+            apply_constraint(schema, item)
         return schema
 
     def _bare_type_schema(self, tp: Any, origin: Any, where: str, allow_any: bool, nested: bool) -> Schema:
@@ -311,9 +294,9 @@ class SchemaBuilder:
         members = [m for m in typing.get_args(tp) if m is not type(None)]
         if len(members) == 1:
             return self.type_schema(members[0], [], where, allow_any=allow_any, nested=nested)
-        if all(typing.get_origin(_strip_annotated(m)) is Literal for m in members):
-            return _literal_schema([v for m in members for v in typing.get_args(_strip_annotated(m))])
-        bare = {_strip_annotated(m) for m in members}
+        if all(typing.get_origin(strip_annotated(m)) is Literal for m in members):
+            return _literal_schema([v for m in members for v in typing.get_args(strip_annotated(m))])
+        bare = {strip_annotated(m) for m in members}
         if bare == {int, str}:
             return {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True}
         names = ", ".join(getattr(m, "__name__", repr(m)) for m in members)
@@ -341,10 +324,10 @@ class SchemaBuilder:
 
     def _map_schema(self, tp: Any, where: str, allow_any: bool) -> Schema:
         key_type, value_type = typing.get_args(tp) or (str, Any)
-        key = _strip_annotated(key_type)
+        key = strip_annotated(key_type)
         if not (inspect.isclass(key) and issubclass(key, str)):
             raise SchemaError(f"map keys must be str, not {getattr(key, '__name__', key)!r}")
-        if _strip_annotated(value_type) in (Any, object):
+        if strip_annotated(value_type) in (Any, object):
             return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
         value = self.type_schema(value_type, [], where, allow_any=allow_any, nested=True)
         return {"type": "object", "additionalProperties": value}
@@ -393,251 +376,11 @@ def _is_user_class(tp: type) -> bool:
     return module not in ("builtins", "datetime", "decimal", "uuid", "enum") and not module.startswith("pyop.")
 
 
-# -- docs lookups -----------------------------------------------------------------------------------------------------
-
-
-def _module_docs(cls: type) -> ModuleDocs | None:
-    return module_docs(cls.__module__)
-
-
-def module_docs(name: str) -> ModuleDocs | None:
-    """The docs of an imported module (None for a module without Python source)."""
-    module = sys.modules.get(name)
-    if module is None:
-        return None
-    cached = _DOCS_BY_MODULE.get(name)
-    if cached is not None and cached[0] is module:
-        return cached[1]
-    path = getattr(module, "__file__", None)
-    docs = read_module_docs(Path(path)) if path and path.endswith(".py") else None
-    _DOCS_BY_MODULE[name] = (module, docs)
-    return docs
-
-
-# Module name -> (the module object, its docs). Looked up for every class and field, so it must be cheaper than
-# the stat() that read_module_docs does to notice edits; a re-imported module is a new object and misses.
-_DOCS_BY_MODULE: dict[str, tuple[object, ModuleDocs | None]] = {}
-
-
-def class_docs(cls: type) -> DocBlock:
-    docs = _module_docs(cls)
-    return docs.for_class(cls.__qualname__) if docs else EMPTY
-
-
-def field_docs_of(cls: type, name: str) -> DocBlock:
-    """The comment block above a field, looked up in the class that declares the field."""
-    for klass in cls.__mro__:
-        if name in getattr(klass, "__annotations__", {}):
-            docs = _module_docs(klass)
-            return docs.for_field(klass.__qualname__, name) if docs else EMPTY
-    return EMPTY
-
-
-def package_markers(cls: type) -> list[ParsedMarker]:
-    """Package-level markers of a class: in its package's `__init__` and `groupversion_info` docstrings and in
-    the docstring of its own module (Go allows them in any file's package comment)."""
-    package = cls.__module__.rpartition(".")[0]
-    found: list[ParsedMarker] = []
-    for name in dict.fromkeys((package, f"{package}.groupversion_info", cls.__module__)):
-        docs = module_docs(name)
-        if docs is not None:
-            found.extend(docs.module.markers)
-    return found
-
-
-def package_default_required(cls: type) -> bool:
-    """Fields without a default are required, unless the package says `+kubebuilder:validation:Optional`."""
-    names = {m.name for m in package_markers(cls)}
-    if "kubebuilder:validation:Optional" in names and "kubebuilder:validation:Required" in names:
-        marker = next(m for m in package_markers(cls) if m.name == "kubebuilder:validation:Required")
-        raise MarkerError("the package is marked both +kubebuilder:validation:Optional and Required", marker.location)
-    return "kubebuilder:validation:Optional" not in names
-
-
-def _docs_path(cls: type) -> str:
-    docs = _module_docs(cls)
-    return docs.path if docs else cls.__module__
-
-
-def _source_of(cls: type) -> tuple[str, int]:
-    docs = _module_docs(cls)
-    block = docs.for_class(cls.__qualname__) if docs else EMPTY
-    return (docs.path if docs else cls.__module__), block.line
-
-
-def issubclass_safe(cls: type, base_name: str) -> bool:
-    return any(klass.__name__ == base_name and klass.__module__.startswith("pyop.") for klass in cls.__mro__)
-
-
-# -- markers and constraints ------------------------------------------------------------------------------------------
-
-
-def _schema_markers(docs: DocBlock, target: Target) -> list[ParsedMarker]:
-    return [m for m in docs.markers if m.definition.apply is not None and m.definition.targets & target]
-
-
-def _preserves(docs: DocBlock) -> bool:
-    return any(m.name in _PRESERVE for m in docs.markers)
-
-
-def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spellings: dict[str, str]) -> None:
-    """Apply markers in controller-tools' priority order (stable for equal priorities).
-
-    A marker that changes or removes a keyword the Python side set (listed in `spellings`, or present before any
-    marker ran, which means the type gave it) is an error naming both. A later marker may override
-    an earlier marker (`+kubebuilder:default` over `+default`), as in controller-gen.
-    """
-    set_by_markers: set[tuple[int, str]] = set()
-    for marker in sorted(markers, key=lambda m: m.definition.priority):
-        target = schema
-        if marker.items:
-            if schema.get("type") != "array":
-                raise MarkerError(
-                    f"{where}: +{marker.text} applies to list items, but the field is not a list", marker.location
-                )
-            target = schema["items"]
-        before = {key: target[key] for key in CONSTRAINT_KEYS if key in target}
-        try:
-            assert marker.definition.apply is not None
-            marker.definition.apply(target, marker.value)
-        except MarkerUsageError as exc:
-            raise MarkerError(f"{where}: +{marker.text}: {exc}", marker.location) from None
-        for key, old in before.items():
-            if (id(target), key) in set_by_markers or (key in target and _same(key, target[key], old)):
-                continue  # unchanged, or last set by an earlier marker (which a later one may override)
-            origin = spellings[key] if target is schema and key in spellings else "the Python type"
-            raise MarkerError(
-                f"{where}: +{marker.text} disagrees with {origin} ({key}: {_show(old)}); keep one of them",
-                marker.location,
-            )
-        for key in CONSTRAINT_KEYS:
-            if key in target and (key not in before or not _same(key, target[key], before[key])):
-                set_by_markers.add((id(target), key))
-
-
-def _same(key: str, new: Any, old: Any) -> bool:
-    if key == "enum" and isinstance(new, list) and isinstance(old, list):
-        return sorted(map(_canonical, new)) == sorted(map(_canonical, old))
-    return _canonical(new) == _canonical(old)
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value, default=str)
-
-
-_LENGTH_KEYS = {
-    "string": ("minLength", "maxLength"),
-    "array": ("minItems", "maxItems"),
-    "object": ("minProperties", "maxProperties"),
-}
-
-
-def _apply_constraint(schema: Schema, item: Any) -> dict[str, str]:
-    """Apply one pydantic/annotated-types constraint; returns {keyword: how it was spelled} for what it set."""
-    name = type(item).__name__
-    kind = schema.get("type", "string" if schema.get("x-kubernetes-int-or-string") else "")
-    spelled: dict[str, str] = {}
-
-    def put(key: str, value: Any, spelling: str) -> None:
-        schema[key] = value
-        spelled[key] = spelling
-
-    def numeric(spelling: str) -> None:
-        if kind not in ("integer", "number"):
-            hint = " (Decimal travels as a string)" if schema.get("pattern") == DECIMAL_PATTERN else ""
-            raise SchemaError(f"{spelling} needs a number, not {kind or 'this type'}{hint}")
-
-    if isinstance(item, FieldInfo):
-        for inner in item.metadata:
-            spelled.update(_apply_constraint(schema, inner))
-        if item.description:
-            schema["description"] = item.description
-        return spelled
-    if isinstance(item, SchemaFormat):
-        put("format", item.format, {"int32": "Int32", "int64": "Int64"}.get(item.format, repr(item)))
-    elif name == "Ge":
-        numeric(f"Field(ge={item.ge})")
-        put("minimum", item.ge, f"Field(ge={item.ge})")
-    elif name == "Gt":
-        numeric(f"Field(gt={item.gt})")
-        put("minimum", item.gt, f"Field(gt={item.gt})")
-        put("exclusiveMinimum", True, f"Field(gt={item.gt})")
-    elif name == "Le":
-        numeric(f"Field(le={item.le})")
-        put("maximum", item.le, f"Field(le={item.le})")
-    elif name == "Lt":
-        numeric(f"Field(lt={item.lt})")
-        put("maximum", item.lt, f"Field(lt={item.lt})")
-        put("exclusiveMaximum", True, f"Field(lt={item.lt})")
-    elif name == "MultipleOf":
-        numeric(f"Field(multiple_of={item.multiple_of})")
-        put("multipleOf", item.multiple_of, f"Field(multiple_of={item.multiple_of})")
-    elif name in ("MinLen", "MaxLen"):
-        if kind not in _LENGTH_KEYS:
-            raise SchemaError(f"{name} needs a string, list or dict, not {kind or 'this type'}")
-        low, high = _LENGTH_KEYS[kind]
-        if name == "MinLen":
-            put(low, item.min_length, f"Field(min_length={item.min_length})")
-        else:
-            put(high, item.max_length, f"Field(max_length={item.max_length})")
-    elif getattr(item, "pattern", None) is not None:
-        pattern = item.pattern if isinstance(item.pattern, str) else item.pattern.pattern
-        put("pattern", pattern, f"Field(pattern={pattern!r})")
-    return spelled
-
-
-def _flat_metadata(items: Sequence[Any]) -> list[Any]:
-    """`Annotated` metadata with `Field(...)` objects opened up into their constraints (pydantic does the same)."""
-    flat: list[Any] = []
-    for item in items:
-        flat.append(item)
-        if isinstance(item, FieldInfo):
-            flat.extend(item.metadata)
-    return flat
-
-
-def _type_name(tp: Any) -> str:
-    return getattr(tp, "__name__", None) or repr(tp)
-
-
-def _field_keywords(metadata: list[Any], info: FieldInfo, schema: Schema) -> dict[str, str]:
-    """Apply the pydantic spellings on the field itself (`Field(...)`, `Annotated` constraints, title, examples).
-
-    Returns {keyword: how it was spelled} so that a disagreeing marker can be reported with both.
-    """
-    spelled: dict[str, str] = {}
-    for item in metadata:
-        spelled.update(_apply_constraint(schema, item))
-    if info.title:
-        schema["title"] = info.title
-        spelled["title"] = f"Field(title={info.title!r})"
-    if info.examples:
-        schema["example"] = _to_json(info.examples[0])
-        spelled["example"] = f"Field(examples=[{info.examples[0]!r}, ...])"
-    return spelled
-
-
-def _type_spellings(annotation: Any, schema: Schema) -> dict[str, str]:
-    """Name the Python type as the origin of the keywords it implies (`Literal[...]`, an Enum, Int32...)."""
-    bare = _strip_optional(annotation)
-    spelled: dict[str, str] = {}
-    if "enum" in schema:
-        if typing.get_origin(_strip_annotated(bare)) is Literal:
-            spelled["enum"] = f"Literal{list(typing.get_args(_strip_annotated(bare)))}"
-        elif inspect.isclass(_strip_annotated(bare)):
-            spelled["enum"] = f"the members of {_strip_annotated(bare).__name__}"
-    return spelled
-
-
 def _literal_schema(values: list[Any]) -> Schema:
     values = [v for v in values if v is not None]
     if not values:
         raise SchemaError("Literal[None] has no schema")
-    json_values = list(dict.fromkeys(_to_json(v) for v in values))
+    json_values = list(dict.fromkeys(to_json(v) for v in values))
     kinds = {_json_type(v) for v in json_values}
     if len(kinds) == 1:
         return {"type": kinds.pop(), "enum": json_values}
@@ -662,20 +405,6 @@ def _json_type(value: Any) -> str:
     raise SchemaError(f"enum value {value!r} is not a scalar")
 
 
-def _strip_annotated(tp: Any) -> Any:
-    while typing.get_origin(tp) is typing.Annotated:
-        tp = typing.get_args(tp)[0]
-    return tp
-
-
-def _strip_optional(tp: Any) -> Any:
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        members = [m for m in typing.get_args(tp) if m is not type(None)]
-        if len(members) == 1:
-            return members[0]
-    return tp
-
-
 def _condition_list(annotation: Any, schema: Schema) -> None:
     """A `list[Condition]` is a map list keyed by `type`, as Kubernetes' own conditions are.
 
@@ -683,11 +412,11 @@ def _condition_list(annotation: Any, schema: Schema) -> None:
     the whole list whenever a controller sets one condition. pyop adds them unless the field's markers chose
     another list type.
     """
-    bare = _strip_annotated(_strip_optional(annotation))
+    bare = strip_annotated(strip_optional(annotation))
     if typing.get_origin(bare) not in (list, Sequence, typing.Sequence) or schema.get("type") != "array":
         return
     args = typing.get_args(bare)
-    item = _strip_annotated(args[0]) if args else None
+    item = strip_annotated(args[0]) if args else None
     if getattr(item, "__k8s_definition__", None) != _CONDITION:
         return
     list_type = schema.setdefault("x-kubernetes-list-type", "map")
@@ -707,7 +436,7 @@ def _python_default(info: FieldInfo) -> Any:
     """
     if info.default is PydanticUndefined or info.default is None:
         return _NO_DEFAULT
-    value = _to_json(info.default)
+    value = to_json(info.default)
     if value in ([], {}):
         return _NO_DEFAULT
     return value
@@ -721,25 +450,6 @@ def _nested_defaults(info: FieldInfo) -> bool:
     """
     factory = info.default_factory
     return inspect.isclass(factory) and issubclass(factory, BaseModel) and bool(factory().model_dump(exclude_none=True))
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    if isinstance(value, enum.Enum):
-        return _to_json(value.value)
-    if isinstance(value, (datetime.datetime, datetime.date)):
-        return value.isoformat()
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = [_to_json(v) for v in value]
-        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
-    if isinstance(value, dict):
-        return {str(k): _to_json(v) for k, v in value.items()}
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")  # format: byte is base64, as Go writes []byte
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return to_jsonable_python(value)  # Decimal, UUID, timedelta...: as pydantic writes them
 
 
 def _is_required(info: FieldInfo, docs: DocBlock, required_by_default: bool) -> bool:
