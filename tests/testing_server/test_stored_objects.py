@@ -139,3 +139,20 @@ async def test_a_schema_change_prunes_new_versions_only(server: TestAPIServer, a
         watch.close()
     assert first == snapshot  # the earlier version keeps it
     assert server.store.history[-1].prev is first
+
+
+async def test_update_entries_accumulate_per_manager_and_repeats_are_no_ops(api: Api) -> None:
+    path = "/api/v1/namespaces/default/configmaps"
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k1": "1"}}
+    await api.create_ok(path, body, fieldManager="a")
+    status, first = await api.patch(path + "/c", {"data": {"k2": "2"}}, MERGE, fieldManager="a")
+    assert status == 200, first
+    status, again = await api.patch(path + "/c", {"data": {"k2": "2"}}, MERGE, fieldManager="a")
+    assert status == 200 and again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    status, other = await api.patch(path + "/c", {"data": {"k3": "3"}}, MERGE, fieldManager="b")
+    assert status == 200, other
+    entries = {entry["manager"]: entry for entry in other["metadata"]["managedFields"]}
+    assert set(entries) == {"a", "b"}
+    assert entries["a"]["fieldsV1"]["f:data"] == {"f:k1": {}, "f:k2": {}}
+    assert entries["b"]["fieldsV1"]["f:data"] == {"f:k3": {}}
+    assert entries["a"] == next(e for e in first["metadata"]["managedFields"] if e["manager"] == "a")
