@@ -33,12 +33,16 @@ from pyop.schema.errors import (
     too_many,
 )
 from pyop.schema.patterns import matches
-from pyop.schema.values import ABSENT, equal, is_number, json_type, type_matches
+from pyop.schema.values import ABSENT, equal, json_type, type_matches
 
 _BLOCKED_CEL_DETAIL: Final = (
     "some validation rules were not checked because the object was invalid; "
     "correct the existing errors to complete validation"
 )
+
+
+# Exact types of decoded JSON to their OpenAPI names; anything else (subclasses, floats) goes to json_type.
+_JSON_TYPES: Final = {str: "string", int: "integer", bool: "boolean", dict: "object", list: "array"}
 
 
 def _in_body(name: str, text: str) -> str:
@@ -69,10 +73,10 @@ class _Walk:
         if value is None:
             self._null(schema, name)
             return
-        actual = json_type(value)
+        actual = _JSON_TYPES.get(type(value)) or json_type(value)
         declared = schema.get("type")
         if declared:
-            if not type_matches(declared, actual):
+            if declared != actual and not type_matches(declared, actual):
                 self._type_error(name, declared, actual)
         elif schema.get("x-kubernetes-int-or-string") and "anyOf" not in schema and actual not in ("integer", "string"):
             # Usually anyOf [{type: integer}, {type: string}] reports this; without it, still refuse.
@@ -80,15 +84,16 @@ class _Walk:
 
         if "allOf" in schema or "anyOf" in schema or "oneOf" in schema or "not" in schema:
             self._junctors(value, schema, name)
-        if isinstance(value, str):
+        # ``actual`` is json_type's isinstance-based name, so these are the isinstance tests.
+        if actual == "string":
             self._string(value, schema, name)
-        elif is_number(value):
+        elif actual == "integer" or actual == "number":
             self._number(value, schema, name, declared)
-        elif isinstance(value, list):
+        elif actual == "array":
             self._array(value, schema, name, path, old)
         if "enum" in schema:
             self._enum(value, schema["enum"], name)
-        if isinstance(value, dict):
+        if actual == "object":
             self._object(value, schema, name, path, old)
             if schema.get("x-kubernetes-embedded-resource"):
                 self._embedded_resource(value, path)
@@ -248,14 +253,9 @@ class _Walk:
             old_value = old_map.get(field_name, ABSENT) if old_map is not None else ABSENT
             field_schema = properties.get(field_name)
             if field_schema is not None:
-                self.node(
-                    field_value,
-                    field_schema,
-                    child(name, field_name),
-                    child(path, field_name),
-                    old_value,
-                    False,
-                )
+                child_name = f"{name}.{field_name}" if name else field_name  # child(), inlined: hot
+                child_path = child_name if path == name else child(path, field_name)
+                self.node(field_value, field_schema, child_name, child_path, old_value, False)
             elif isinstance(additional, dict):
                 self.node(field_value, additional, child(name, field_name), key(path, field_name), old_value, False)
             elif additional is False:
