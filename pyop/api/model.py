@@ -24,7 +24,14 @@ class KubeModel(BaseModel):
     every model's source at import time, in every operator start-up.
     """
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        # `bytes` is `format: byte` in the CRD: base64 on the wire, as Kubernetes encodes []byte.
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""
