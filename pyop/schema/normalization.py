@@ -65,10 +65,11 @@ def _normalized_object(value: dict[str, Any], schema: dict[str, Any], preserving
                 new_item = defaulted_shared(nulls_pruned_shared(new_item, field_schema), field_schema)
         elif name in properties:
             field_schema = properties[name]
-            new_item = _normalized(item, field_schema, False, False)
+            # Scalars come out as they went in (the common case, decided without a call).
+            new_item = _normalized(item, field_schema, False, False) if isinstance(item, dict | list) else item
         elif additional is not None and additional is not False:
             field_schema = additional_schema
-            new_item = _normalized(item, field_schema, False, False)
+            new_item = _normalized(item, field_schema, False, False) if isinstance(item, dict | list) else item
         elif preserving:
             continue  # an unknown field kept as it is: no schema for nulls or defaults either
         else:
@@ -76,14 +77,15 @@ def _normalized_object(value: dict[str, Any], schema: dict[str, Any], preserving
                 result = dict(value)
             del result[name]
             continue
-        if _null_goes(new_item, field_schema):
-            if result is None:
-                result = dict(value)
-            del result[name]
-            continue
-        if name not in properties and isinstance(field_schema, dict) and _fills_null(new_item, field_schema):
-            # A map value (additionalProperties); null properties are filled with the defaults below.
-            new_item = defaulted_shared(copy_json(field_schema["default"]), field_schema)
+        if new_item is None:
+            if _null_goes(new_item, field_schema):
+                if result is None:
+                    result = dict(value)
+                del result[name]
+                continue
+            if name not in properties and isinstance(field_schema, dict) and _fills_null(new_item, field_schema):
+                # A map value (additionalProperties); null properties are filled with the defaults below.
+                new_item = defaulted_shared(copy_json(field_schema["default"]), field_schema)
         if new_item is not item:
             if result is None:
                 result = dict(value)
