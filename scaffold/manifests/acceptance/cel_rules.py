@@ -10,11 +10,13 @@ It does not type-check results (bool-ness) or estimate cost.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from pyop.schema import cel, fieldpath
 from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
+from scaffold.manifests.acceptance.memo import SchemaMemo
 
 SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
 _CEL_RESERVED: Final = frozenset(
@@ -357,14 +359,38 @@ def _undefined_field(tree: Any, node: dict[str, Any], resource_root: bool) -> st
     return None
 
 
-def walk_rules(root: dict[str, Any], root_path: str, visit: Any) -> None:
-    """Call ``visit(node, path, placement)`` for every structural node that has rules."""
+def rule_errors(
+    root: dict[str, Any],
+    root_path: str,
+    check: Callable[[dict[str, Any], str, Placement], list[FieldError]],
+    memo: SchemaMemo | None = None,
+    family: str = "",
+) -> list[FieldError]:
+    """The errors ``check(node, path, placement)`` finds at every structural node that has rules, in walk order.
+
+    With a ``memo``, subtrees where ``family``'s check found nothing before (same content, same placement
+    flags) are skipped; ``check`` must then depend on the subtree's content and placement only.
+    """
+    errors: list[FieldError] = []
 
     def descend(node: Any, path: str, uncorrelatable: str | None, is_root: bool) -> None:
         if not isinstance(node, dict):
             return
+        if memo is None:
+            visit(node, path, uncorrelatable, is_root)
+            return
+        context = (uncorrelatable is not None, is_root)
+        if memo.is_clean(family, node, context):
+            return
+        found = len(errors)
+        visit(node, path, uncorrelatable, is_root)
+        if len(errors) == found:
+            memo.record_clean(family, node, context)
+
+    def visit(node: dict[str, Any], path: str, uncorrelatable: str | None, is_root: bool) -> None:
         if node.get("x-kubernetes-validations"):
-            visit(node, path, Placement(uncorrelatable, is_root or bool(node.get("x-kubernetes-embedded-resource"))))
+            placement = Placement(uncorrelatable, is_root or bool(node.get("x-kubernetes-embedded-resource")))
+            errors.extend(check(node, path, placement))
         atomic_map = node.get("x-kubernetes-map-type") == "atomic"
         for name, prop in (node.get("properties") or {}).items():
             descend(prop, key(child(path, "properties"), name), uncorrelatable or (path if atomic_map else None), False)
@@ -375,3 +401,4 @@ def walk_rules(root: dict[str, Any], root_path: str, visit: Any) -> None:
             descend(node["items"], child(path, "items"), uncorrelatable or (None if list_map else path), False)
 
     descend(root, root_path, None, True)
+    return errors

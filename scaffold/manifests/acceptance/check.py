@@ -8,6 +8,7 @@ from typing import Any, Final
 from pyop.schema.errors import FieldError, index, invalid, too_long
 from scaffold.manifests.acceptance import object_rules
 from scaffold.manifests.acceptance.decoding import decoding_errors
+from scaffold.manifests.acceptance.memo import CheckMemos
 from scaffold.manifests.acceptance.paths import PathStyle, version_paths
 from scaffold.manifests.acceptance.schema_rules import has_defaults, schema_errors
 
@@ -27,7 +28,8 @@ def check_crd(
     internal (hoisted) paths. ``client_side_apply=True`` adds the annotation-size error
     ``kubectl apply`` without ``--server-side`` runs into for very large CRDs.
     """
-    unknown = decoding_errors(crd)
+    memos = CheckMemos()
+    unknown = decoding_errors(crd, memos)
     if unknown:
         return unknown  # strict decoding fails before any validation
 
@@ -40,7 +42,7 @@ def check_crd(
     errors += object_rules.versions_list_errors(versions)
     errors += object_rules.names_errors(spec.get("names") or {})
     errors += object_rules.schema_required_errors(versions, paths)
-    errors += _per_version_errors(versions, paths)
+    errors += _per_version_errors(versions, paths, memos)
     errors += object_rules.conversion_errors(spec, path_style)
     errors += object_rules.preserve_unknown_fields_errors(spec)
     if spec.get("preserveUnknownFields") and any(
@@ -55,7 +57,7 @@ def check_crd(
     return errors
 
 
-def _per_version_errors(versions: list[dict[str, Any]], paths: list[Any]) -> list[FieldError]:
+def _per_version_errors(versions: list[dict[str, Any]], paths: list[Any], memos: CheckMemos) -> list[FieldError]:
     errors: list[FieldError] = []
     any_status = any((v.get("subresources") or {}).get("status") is not None for v in versions)
     reported: set[str] = set()
@@ -74,7 +76,7 @@ def _per_version_errors(versions: list[dict[str, Any]], paths: list[Any]) -> lis
             status_enabled = (
                 any_status if where.schema_hoisted else ((version.get("subresources") or {}).get("status") is not None)
             )
-            errors += schema_errors(schema, where.schema, status_enabled)
+            errors += schema_errors(schema, where.schema, status_enabled, memos.for_schema(schema))
         if once(where.subresources):
             errors += object_rules.subresource_errors(version.get("subresources"), where.subresources)
         if once(where.columns):

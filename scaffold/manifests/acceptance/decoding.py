@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, index, invalid, key, unknown_field
+from scaffold.manifests.acceptance.memo import CheckMemos, SchemaMemo
 
 SCHEMA_KEYS: Final = frozenset(
     [
@@ -104,54 +105,70 @@ _CRD_SHAPE: Final[dict[str, Any]] = {
 }
 
 
-def decoding_errors(crd: dict[str, Any]) -> list[FieldError]:
+_FAMILY: Final = "decoding"
+
+
+def decoding_errors(crd: dict[str, Any], memos: CheckMemos | None = None) -> list[FieldError]:
+    """Unknown keys, in document order; `memos` skips schema subtrees already known to hold none."""
     errors: list[FieldError] = []
-    _shape(crd, _CRD_SHAPE, "", errors)
+    _shape(crd, _CRD_SHAPE, "", errors, memos)
     return errors
 
 
-def _shape(value: Any, shape: Any, path: str, errors: list[FieldError]) -> None:
+def _shape(value: Any, shape: Any, path: str, errors: list[FieldError], memos: CheckMemos | None) -> None:
     if shape == "SCHEMA":
-        _schema(value, path, errors)
+        _schema(value, path, errors, memos.for_schema(value) if memos is not None else None)
     elif isinstance(shape, dict) and isinstance(value, dict):
         for name, item in value.items():
             if name not in shape:
                 errors.append(unknown_field(child(path, name)))
             elif shape[name] is not None:
-                _shape(item, shape[name], child(path, name), errors)
+                _shape(item, shape[name], child(path, name), errors, memos)
     elif isinstance(shape, list) and isinstance(value, list):
         for position, item in enumerate(value):
-            _shape(item, shape[0], index(path, position), errors)
+            _shape(item, shape[0], index(path, position), errors, memos)
 
 
-def _schema(node: Any, path: str, errors: list[FieldError]) -> None:
+def _schema(node: Any, path: str, errors: list[FieldError], memo: SchemaMemo | None) -> None:
     if not isinstance(node, dict):
         return
+    if memo is not None:
+        if memo.is_clean(_FAMILY, node):
+            return
+        found = len(errors)
+        _schema_node(node, path, errors, memo)
+        if len(errors) == found:
+            memo.record_clean(_FAMILY, node)
+    else:
+        _schema_node(node, path, errors, memo)
+
+
+def _schema_node(node: dict[str, Any], path: str, errors: list[FieldError], memo: SchemaMemo | None) -> None:
     for name in node:
         if name not in SCHEMA_KEYS:
             errors.append(unknown_field(child(path, name)))
     for name, prop in (node.get("properties") or {}).items():
-        _schema(prop, key(child(path, "properties"), name), errors)
+        _schema(prop, key(child(path, "properties"), name), errors, memo)
     for container in ("patternProperties", "definitions", "dependencies"):
         if isinstance(node.get(container), dict):
             for name, prop in node[container].items():
-                _schema(prop, key(child(path, container), name), errors)
+                _schema(prop, key(child(path, container), name), errors, memo)
     for junctor in ("allOf", "anyOf", "oneOf"):
         for position, sub in enumerate(node.get(junctor) or ()):
-            _schema(sub, index(child(path, junctor), position), errors)
+            _schema(sub, index(child(path, junctor), position), errors, memo)
     if isinstance(node.get("not"), dict):
-        _schema(node["not"], child(path, "not"), errors)
+        _schema(node["not"], child(path, "not"), errors, memo)
     additional = node.get("additionalProperties")
     if additional is not None and not isinstance(additional, bool | dict):
         errors.append(invalid(child(path, "additionalProperties"), additional, "boolean or JSON schema expected"))
     elif isinstance(additional, dict):
-        _schema(additional, child(path, "additionalProperties"), errors)
+        _schema(additional, child(path, "additionalProperties"), errors, memo)
     items = node.get("items")
     if isinstance(items, dict):
-        _schema(items, child(path, "items"), errors)
+        _schema(items, child(path, "items"), errors, memo)
     elif isinstance(items, list):
         for position, sub in enumerate(items):
-            _schema(sub, index(child(path, "items"), position), errors)
+            _schema(sub, index(child(path, "items"), position), errors, memo)
     for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
         for name in rule if isinstance(rule, dict) else ():
             if name not in _RULE_KEYS:

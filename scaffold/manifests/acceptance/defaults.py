@@ -11,19 +11,43 @@ from typing import Any, Final
 
 from pyop.schema import prune, validate
 from pyop.schema.errors import FieldError, child, invalid, key
+from scaffold.manifests.acceptance.memo import SchemaMemo
 
 _META_FIELDS: Final = frozenset({"metadata", "kind", "apiVersion"})
 
 
-def default_errors(root: dict[str, Any], root_path: str) -> list[FieldError]:
+def default_errors(root: dict[str, Any], root_path: str, memo: SchemaMemo | None = None) -> list[FieldError]:
     errors: list[FieldError] = []
-    _visit(root, root_path, root, inside_meta=False, errors=errors)
+    _visit(root, root_path, root, False, errors, memo)
     return errors
 
 
-def _visit(node: Any, path: str, resource_root: Any, inside_meta: bool, errors: list[FieldError]) -> None:
+def _visit(
+    node: Any, path: str, resource_root: Any, inside_meta: bool, errors: list[FieldError], memo: SchemaMemo | None
+) -> None:
     if not isinstance(node, dict):
         return
+    if memo is None:
+        _visit_node(node, path, resource_root, inside_meta, errors, memo)
+        return
+    # What the ancestors hand down: whether this node is the resource root and whether it is inside metadata.
+    context = (node is resource_root, inside_meta)
+    if memo.is_clean("defaults", node, context):
+        return
+    found = len(errors)
+    _visit_node(node, path, resource_root, inside_meta, errors, memo)
+    if len(errors) == found:
+        memo.record_clean("defaults", node, context)
+
+
+def _visit_node(
+    node: dict[str, Any],
+    path: str,
+    resource_root: Any,
+    inside_meta: bool,
+    errors: list[FieldError],
+    memo: SchemaMemo | None,
+) -> None:
     if node.get("x-kubernetes-embedded-resource"):
         inside_meta = False
         resource_root = node
@@ -38,7 +62,7 @@ def _visit(node: Any, path: str, resource_root: Any, inside_meta: bool, errors: 
             errors.extend(validate(default, node, default_path, old=default, resource_root=is_resource))
     # Defaults are forbidden under additionalProperties' object metadata and not followed there.
     if isinstance(node.get("items"), dict):
-        _visit(node["items"], child(path, "items"), resource_root, inside_meta, errors)
+        _visit(node["items"], child(path, "items"), resource_root, inside_meta, errors, memo)
     for name, prop in (node.get("properties") or {}).items():
         sub_inside_meta = inside_meta or (node is resource_root and name == "metadata")
-        _visit(prop, key(child(path, "properties"), name), resource_root, sub_inside_meta, errors)
+        _visit(prop, key(child(path, "properties"), name), resource_root, sub_inside_meta, errors, memo)

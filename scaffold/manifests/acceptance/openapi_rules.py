@@ -10,11 +10,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, forbidden, index, invalid, key, not_supported, required
+from scaffold.manifests.acceptance.memo import SchemaMemo
 from scaffold.manifests.acceptance.regex import go_regexp_error
 
 OPENAPI_TYPES: Final = ["array", "boolean", "integer", "number", "object", "string"]
 _META_FIELDS: Final = frozenset({"metadata", "kind", "apiVersion"})
 _JUNCTOR_LISTS: Final = ("allOf", "oneOf", "anyOf")
+_FAMILY: Final = "openapi"
 
 
 @dataclass(frozen=True)
@@ -203,9 +205,26 @@ def _set_and_map_items(
     return errors
 
 
-def _node(node: Any, path: str, context: _Context, is_root: bool, errors: list[FieldError]) -> None:
+def _node(
+    node: Any, path: str, context: _Context, is_root: bool, errors: list[FieldError], memo: SchemaMemo | None
+) -> None:
     if not isinstance(node, dict):
         return
+    if memo is None:
+        _node_checks(node, path, context, is_root, errors, memo)
+        return
+    verdict_context = (context, is_root)
+    if memo.is_clean(_FAMILY, node, verdict_context):
+        return
+    found = len(errors)
+    _node_checks(node, path, context, is_root, errors, memo)
+    if len(errors) == found:
+        memo.record_clean(_FAMILY, node, verdict_context)
+
+
+def _node_checks(
+    node: dict[str, Any], path: str, context: _Context, is_root: bool, errors: list[FieldError], memo: SchemaMemo | None
+) -> None:
     errors.extend(_standard(node, path, context))
     if node.get("uniqueItems") is True:
         errors.append(
@@ -228,36 +247,38 @@ def _node(node: Any, path: str, context: _Context, is_root: bool, errors: list[F
             sub_context = replace(
                 context, defaults_forbidden_reason="inside additionalProperties applying to object metadata"
             )
-        _node(additional, child(path, "additionalProperties"), sub_context, False, errors)
+        _node(additional, child(path, "additionalProperties"), sub_context, False, errors, memo)
     for name, prop in properties.items():
         sub_context = context
         if (is_root or node.get("x-kubernetes-embedded-resource")) and name in _META_FIELDS:
             sub_context = replace(sub_context, inside_resource_meta=True)
             if is_root:
                 sub_context = replace(sub_context, defaults_forbidden_reason=f"in top-level {name}")
-        _node(prop, key(child(path, "properties"), name), sub_context, False, errors)
+        _node(prop, key(child(path, "properties"), name), sub_context, False, errors, memo)
     for junctor in _JUNCTOR_LISTS:
         for position, sub in enumerate(node.get(junctor) or ()):
-            _node(sub, index(child(path, junctor), position), context, False, errors)
+            _node(sub, index(child(path, junctor), position), context, False, errors, memo)
     if isinstance(node.get("not"), dict):
-        _node(node["not"], child(path, "not"), context, False, errors)
+        _node(node["not"], child(path, "not"), context, False, errors, memo)
     items = node.get("items")
     if isinstance(items, dict):
-        _node(items, child(path, "items"), context, False, errors)
+        _node(items, child(path, "items"), context, False, errors, memo)
     elif isinstance(items, list):
         for position, sub in enumerate(items):
-            _node(sub, index(child(path, "items"), position), context, False, errors)
+            _node(sub, index(child(path, "items"), position), context, False, errors, memo)
     errors.extend(_list_and_map_types(node, path))
 
 
-def openapi_errors(root: dict[str, Any], root_path: str, status_enabled: bool) -> list[FieldError]:
+def openapi_errors(
+    root: dict[str, Any], root_path: str, status_enabled: bool, memo: SchemaMemo | None = None
+) -> list[FieldError]:
     """Errors of ``validateCustomResourceDefinitionValidation`` before the structural checks."""
     errors: list[FieldError] = []
     if status_enabled:
         errors.extend(_status_root_errors(root, root_path))
     if root.get("nullable"):
         errors.append(forbidden(child(root_path, "nullable"), "nullable cannot be true at the root"))
-    _node(root, root_path, _Context(), True, errors)
+    _node(root, root_path, _Context(), True, errors, memo)
     return errors
 
 

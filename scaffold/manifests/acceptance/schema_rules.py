@@ -13,6 +13,7 @@ from pyop.schema.errors import FieldError
 from scaffold.manifests.acceptance import cel_rules
 from scaffold.manifests.acceptance.cel_rules import Placement
 from scaffold.manifests.acceptance.defaults import default_errors
+from scaffold.manifests.acceptance.memo import SchemaMemo
 from scaffold.manifests.acceptance.openapi_rules import openapi_errors
 from scaffold.manifests.acceptance.structural import new_structural_error, structural_errors
 
@@ -21,32 +22,38 @@ def _within(error_path: str, node_path: str) -> bool:
     return error_path == node_path or error_path.startswith((node_path + ".", node_path + "["))
 
 
-def schema_errors(root: dict[str, Any], root_path: str, status_enabled: bool) -> list[FieldError]:
-    errors = openapi_errors(root, root_path, status_enabled)
-    rule_shape: list[FieldError] = []
-    cel_rules.walk_rules(
-        root, root_path, lambda node, path, _placement: rule_shape.extend(cel_rules.shape_errors(node, path))
-    )
-    errors.extend(rule_shape)
+def schema_errors(
+    root: dict[str, Any], root_path: str, status_enabled: bool, memo: SchemaMemo | None = None
+) -> list[FieldError]:
+    """Every error of one version's schema; `memo` skips subtrees where a rule family found nothing before."""
+    errors = openapi_errors(root, root_path, status_enabled, memo)
+    errors.extend(cel_rules.rule_errors(root, root_path, _shape_check, memo, "rule-shape"))
 
-    conversion_problem = new_structural_error(root, root_path)
+    conversion_problem = new_structural_error(root, root_path, memo)
     if conversion_problem is not None:
         return errors or [conversion_problem]
-    structural = structural_errors(root, root_path)
+    structural = structural_errors(root, root_path, memo)
     if structural:
         return errors + structural
-    defaults = default_errors(root, root_path)
+    defaults = default_errors(root, root_path, memo)
     if defaults:
         return errors + defaults
 
     blocking = [e.field for e in errors if ".x-kubernetes-validations[" not in e.field]
 
-    def compile_node(node: dict[str, Any], path: str, placement: Placement) -> None:
-        if not any(_within(field, path) for field in blocking):
-            errors.extend(cel_rules.compile_errors(node, path, placement))
+    def compile_node(node: dict[str, Any], path: str, placement: Placement) -> list[FieldError]:
+        if any(_within(field, path) for field in blocking):
+            return []
+        return cel_rules.compile_errors(node, path, placement)
 
-    cel_rules.walk_rules(root, root_path, compile_node)
+    # A blocked node reports nothing whatever its rules say, so "nothing found" is a verdict worth remembering only
+    # when nothing blocks.
+    errors.extend(cel_rules.rule_errors(root, root_path, compile_node, memo if not blocking else None, "rule-compile"))
     return errors
+
+
+def _shape_check(node: dict[str, Any], path: str, _placement: Placement) -> list[FieldError]:
+    return cel_rules.shape_errors(node, path)
 
 
 def has_defaults(node: Any) -> bool:

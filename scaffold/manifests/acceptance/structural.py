@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, forbidden, index, invalid, key, required
+from scaffold.manifests.acceptance.memo import SchemaMemo
 
 ROOT, ITEMS, FIELD = "root", "items", "field"
 _UNSUPPORTED_BY_NEW_STRUCTURAL: Final = (
@@ -25,12 +26,22 @@ _INT_OR_STRING_ANY_OF: Final = [{"type": "integer"}, {"type": "string"}]
 _METADATA_ALLOWED_PROPERTY_SETS: Final = ({"name"}, {"generateName"}, {"name", "generateName"})
 
 
-def new_structural_error(root: dict[str, Any], root_path: str) -> FieldError | None:
+def new_structural_error(root: dict[str, Any], root_path: str, memo: SchemaMemo | None = None) -> FieldError | None:
     """The single error ``NewStructural`` reports (shown only when nothing else failed)."""
 
     def visit(node: Any) -> str | None:
         if not isinstance(node, dict):
             return None
+        if memo is None:
+            return visit_node(node)
+        if memo.is_clean("new-structural", node):
+            return None
+        problem = visit_node(node)
+        if problem is None:
+            memo.record_clean("new-structural", node)
+        return problem
+
+    def visit_node(node: dict[str, Any]) -> str | None:
         for keyword, label in _UNSUPPORTED_BY_NEW_STRUCTURAL:
             if node.get(keyword) not in (None, "", {}):
                 return f"OpenAPIV3Schema '{label}' is not supported"
@@ -65,22 +76,36 @@ def _generic_type_error(node: dict[str, Any], path: str, level: str) -> FieldErr
     return None
 
 
-def _invariants(node: Any, path: str, level: str, errors: list[FieldError]) -> None:
+def _invariants(node: Any, path: str, level: str, errors: list[FieldError], memo: SchemaMemo | None) -> None:
     if not isinstance(node, dict):
         return
+    if memo is None:
+        _node_invariants(node, path, level, errors, memo)
+        return
+    if memo.is_clean("invariants", node, level):
+        return
+    found = len(errors)
+    _node_invariants(node, path, level, errors, memo)
+    if len(errors) == found:
+        memo.record_clean("invariants", node, level)
+
+
+def _node_invariants(
+    node: dict[str, Any], path: str, level: str, errors: list[FieldError], memo: SchemaMemo | None
+) -> None:
     declared = node.get("type") or ""
     if declared == "array" and node.get("items") is None:
         errors.append(required(child(path, "items"), "must be specified"))
     if isinstance(node.get("items"), dict):
-        _invariants(node["items"], child(path, "items"), ITEMS, errors)
+        _invariants(node["items"], child(path, "items"), ITEMS, errors, memo)
     for name, prop in (node.get("properties") or {}).items():
-        _invariants(prop, key(child(path, "properties"), name), FIELD, errors)
+        _invariants(prop, key(child(path, "properties"), name), FIELD, errors, memo)
     additional = node.get("additionalProperties")
     if additional is not None:
         if level == ROOT:
             errors.append(forbidden(child(path, "additionalProperties"), "must not be used at the root"))
         if isinstance(additional, dict):
-            _invariants(additional, child(path, "additionalProperties"), FIELD, errors)
+            _invariants(additional, child(path, "additionalProperties"), FIELD, errors, memo)
     _junctor_invariants(node, path, errors)
     _extension_invariants(node, path, errors)
 
@@ -227,17 +252,22 @@ def _nested(node: Any, path: str, skip_any_of: bool, errors: list[FieldError]) -
         )
 
 
-def _completeness(node: Any, path: str, errors: list[FieldError]) -> None:
+def _completeness(node: Any, path: str, errors: list[FieldError], memo: SchemaMemo | None) -> None:
     """Every property/items a junctor mentions must exist in the structural part at that place."""
     if not isinstance(node, dict):
         return
+    if memo is not None and memo.is_clean("completeness", node):
+        return
+    found = len(errors)
     if isinstance(node.get("items"), dict):
-        _completeness(node["items"], child(path, "items"), errors)
+        _completeness(node["items"], child(path, "items"), errors, memo)
     for name, prop in (node.get("properties") or {}).items():
-        _completeness(prop, key(child(path, "properties"), name), errors)
+        _completeness(prop, key(child(path, "properties"), name), errors, memo)
     if isinstance(node.get("additionalProperties"), dict):
-        _completeness(node["additionalProperties"], child(path, "additionalProperties"), errors)
+        _completeness(node["additionalProperties"], child(path, "additionalProperties"), errors, memo)
     _junctors_complete(node, node, path, path, errors)
+    if memo is not None and len(errors) == found:
+        memo.record_clean("completeness", node)
 
 
 def _junctors_complete(
@@ -280,9 +310,9 @@ def _nested_complete(value_node: Any, shape: Any, shape_path: str, value_path: s
             )
 
 
-def structural_errors(root: dict[str, Any], root_path: str) -> list[FieldError]:
+def structural_errors(root: dict[str, Any], root_path: str, memo: SchemaMemo | None = None) -> list[FieldError]:
     """``ValidateStructural``: invariants and completeness, sorted like the API server sorts them."""
     errors: list[FieldError] = []
-    _invariants(root, root_path, ROOT, errors)
-    _completeness(root, root_path, errors)
+    _invariants(root, root_path, ROOT, errors, memo)
+    _completeness(root, root_path, errors, memo)
     return sorted(errors, key=str)

@@ -1,0 +1,114 @@
+"""Clean verdicts of schema subtrees, remembered by content so that repeated subtrees are checked once.
+
+A project's CRDs repeat themselves: every kind that embeds a PodTemplateSpec carries the same 1,300-node
+schema, and small shapes (conditions, a port, a quantity) recur everywhere. Each rule family of the acceptance
+check is a recursive walk whose outcome inside a subtree depends only on the subtree's content and on a few
+flags handed down from its ancestors (the family's *context*, e.g. "inside resource metadata" or "below an
+atomic map"); paths only go into messages. So when a family found no error in a subtree, it will find none in
+any subtree with the same content in the same context, wherever that sits, and may skip it.
+
+Only clean verdicts are remembered. A subtree with errors is walked again each time, so every error keeps its
+own path and order, and a wrong memo can only ever hide an error, which the key below rules out:
+
+- The key of a schema node is its content with the text of a `description` reduced to "empty or not". No
+  family reads more of a description than that (the structural rules forbid a non-empty one under a junctor,
+  the status rules allow it at the root), so nodes that differ only in documentation share verdicts, which is
+  what lets the nodes of kinds that differ in their doc comments share them.
+- Every other value is keyed exactly, with its type (`1`, `1.0` and `true` are different keys) and in its
+  order (a reordered mapping is a miss, never a false hit).
+- Keys are interned to small integers, so a node's key is a tuple of its keywords, scalars and its children's
+  integers, hashed without walking the children again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any, Final
+
+_SCHEMA_MAPS: Final = frozenset({"properties", "patternProperties", "definitions", "dependencies"})
+_SCHEMA_ONE_OR_LIST: Final = frozenset({"items", "additionalProperties", "additionalItems", "not"})
+_SCHEMA_LISTS: Final = frozenset({"allOf", "anyOf", "oneOf"})
+
+# Interned content keys (tuple -> small int) and the clean verdicts recorded with them, shared by every check in
+# the process. Both are dropped together when the table grows past the bound (the integers are reused then).
+_INTERNED: dict[tuple[Any, ...], int] = {}
+_CLEAN: set[tuple[str, int, Hashable]] = set()
+_MAX_INTERNED: Final = 1 << 19
+
+
+class SchemaMemo:
+    """The content keys of one schema's nodes (by identity, valid while the schema is neither freed nor changed,
+    i.e. during one check) and the process-wide clean verdicts they index."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, root: Any) -> None:
+        if len(_INTERNED) > _MAX_INTERNED:
+            _INTERNED.clear()
+            _CLEAN.clear()
+        self._keys: dict[int, int] = {}
+        _schema_key(root, self._keys)
+
+    def is_clean(self, family: str, node: Any, context: Hashable = None) -> bool:
+        """Whether `family` found no error in a subtree like `node`'s, in the same context."""
+        key = self._keys.get(id(node))
+        return key is not None and (family, key, context) in _CLEAN
+
+    def record_clean(self, family: str, node: Any, context: Hashable = None) -> None:
+        key = self._keys.get(id(node))
+        if key is not None:
+            _CLEAN.add((family, key, context))
+
+
+class CheckMemos:
+    """One `SchemaMemo` per schema object of a CRD, built on first use during one `check_crd`."""
+
+    __slots__ = ("_memos",)
+
+    def __init__(self) -> None:
+        self._memos: dict[int, tuple[Any, SchemaMemo]] = {}
+
+    def for_schema(self, root: Any) -> SchemaMemo:
+        found = self._memos.get(id(root))
+        if found is None or found[0] is not root:
+            found = (root, SchemaMemo(root))
+            self._memos[id(root)] = found
+        return found[1]
+
+
+def _schema_key(node: Any, keys: dict[int, int]) -> Hashable:
+    """The key of a value in a schema position; dict nodes are interned and remembered in `keys`."""
+    if type(node) is not dict:
+        return _value_key(node)
+    parts: list[Any] = []
+    for name, value in node.items():
+        if name == "description" and type(value) is str:
+            parts.append((name, value != ""))
+        elif name in _SCHEMA_MAPS and type(value) is dict:
+            parts.append((name, "m", tuple([(sub, _schema_key(item, keys)) for sub, item in value.items()])))
+        elif (name in _SCHEMA_LISTS or name in _SCHEMA_ONE_OR_LIST) and type(value) is list:
+            parts.append((name, "l", tuple([_schema_key(item, keys) for item in value])))
+        elif name in _SCHEMA_ONE_OR_LIST and type(value) is dict:
+            parts.append((name, _schema_key(value, keys)))
+        else:
+            parts.append((name, _value_key(value)))
+    content = tuple(parts)
+    key = _INTERNED.get(content)
+    if key is None:
+        key = _INTERNED[content] = len(_INTERNED)
+    keys[id(node)] = key
+    return ("node", key)
+
+
+def _value_key(value: Any) -> Hashable:
+    """An exact key of a JSON value: types kept apart, order kept."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is dict:
+        return ("dict", tuple([(name, _value_key(item)) for name, item in value.items()]))
+    if kind is list:
+        return ("list", tuple([_value_key(item) for item in value]))
+    if kind is int or kind is bool or kind is float or value is None:
+        return (kind, value)
+    return ("object", object())  # not JSON: a key equal to no other, so such a node never shares a verdict
