@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from pyop.schema import cel, fieldpath
 from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
+from scaffold.manifests.acceptance.cel_grammar import load_cel_parser
 from scaffold.manifests.acceptance.memo import SchemaMemo
 
 SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
@@ -144,6 +145,7 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
     errors: list[FieldError] = []
     if not cel.available():
         return errors
+    load_cel_parser()
     for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
         rule_path = index(child(path, "x-kubernetes-validations"), position)
         expression = (rule.get("rule") or "").strip()
