@@ -1,0 +1,112 @@
+"""kubernetes_asyncio's configuration loader, imported without the library's generated API client.
+
+Why: importing any `kubernetes_asyncio` submodule first runs the package `__init__`s, which import the whole
+generated client (every API class and ~800 models, plus `dateutil`) and the dynamic client (which imports
+`jsonschema` when `kubernetes-validate` is installed): ~0.4 s of CPU and ~40 MB before an operator's first
+request, for the one thing pyop uses, the kubeconfig / in-cluster loader. That loader lives in small modules
+(`client/configuration.py`, `client/exceptions.py`, `config/*.py`) that need nothing else from the package.
+
+How: while those modules are imported, the three parent packages are present in `sys.modules` as module objects
+made from their real specs but not executed, so importing a submodule does not run a parent's `__init__`.
+`kube_config` imports `ApiClient` from the client package only to build one in `new_client_from_config` (which
+pyop never calls); it gets a stand-in that imports the real class when called. Afterwards every
+`kubernetes_asyncio` entry this added to `sys.modules` is taken out again: the loaded modules are pyop's private
+copy, and a later `import kubernetes_asyncio` anywhere in the process is the ordinary, complete import. The
+parsing, exec plugins, OIDC and in-cluster logic are still the library's own code, unchanged.
+
+If the library is already imported (the operator uses it), its modules are used as they are. If its layout
+ever changes so that the lean import fails, the ordinary import is used instead: slower, same behaviour.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import sys
+import threading
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+__all__ = ["ConfigLibrary", "config_library"]
+
+log = logging.getLogger(__name__)
+
+_ROOT = "kubernetes_asyncio"
+_PACKAGES = (_ROOT, f"{_ROOT}.client", f"{_ROOT}.config")
+
+
+@dataclass(frozen=True)
+class ConfigLibrary:
+    """The parts of kubernetes_asyncio that `pyop.client.kubeconfig` calls."""
+
+    Configuration: Any
+    ConfigException: type[Exception]
+    kube_config: ModuleType
+    incluster_config: ModuleType
+
+
+_lock = threading.Lock()
+_loaded: ConfigLibrary | None = None
+
+
+def config_library() -> ConfigLibrary:
+    """The loader modules, imported once per process (lean unless the library is already imported)."""
+    global _loaded
+    with _lock:
+        if _loaded is None:
+            _loaded = _import_lean() if _ROOT not in sys.modules else _import_ordinary()
+        return _loaded
+
+
+def _import_ordinary() -> ConfigLibrary:
+    kube_config = importlib.import_module(f"{_ROOT}.config.kube_config")
+    incluster_config = importlib.import_module(f"{_ROOT}.config.incluster_config")
+    exceptions = importlib.import_module(f"{_ROOT}.config.config_exception")
+    return ConfigLibrary(kube_config.Configuration, exceptions.ConfigException, kube_config, incluster_config)
+
+
+def _import_lean() -> ConfigLibrary:
+    before = {name for name in sys.modules if _is_library_module(name)}
+    try:
+        packages = {name: _unexecuted_package(name) for name in _PACKAGES}
+        configuration = importlib.import_module(f"{_ROOT}.client.configuration")
+        client = packages[f"{_ROOT}.client"]
+        # What `kube_config` and `incluster_config` import from the client package, without running its __init__.
+        setattr(client, "Configuration", configuration.Configuration)  # noqa: B010 - a module mypy cannot see into
+        setattr(client, "ApiClient", _api_client)  # noqa: B010
+        library = ConfigLibrary(
+            configuration.Configuration,
+            importlib.import_module(f"{_ROOT}.config.config_exception").ConfigException,
+            importlib.import_module(f"{_ROOT}.config.kube_config"),
+            importlib.import_module(f"{_ROOT}.config.incluster_config"),
+        )
+    except Exception:
+        log.debug("lean import of kubernetes_asyncio's config loader failed; importing the package", exc_info=True)
+        library = None
+    finally:
+        for name in [name for name in sys.modules if _is_library_module(name) and name not in before]:
+            del sys.modules[name]
+    return library if library is not None else _import_ordinary()
+
+
+def _unexecuted_package(name: str) -> ModuleType:
+    """The package module as the import system would create it, registered but with its `__init__` not run."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError(f"{name} is not a package")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    return module
+
+
+def _api_client(*args: Any, **kwargs: Any) -> Any:
+    """Stand-in for `kubernetes_asyncio.client.ApiClient` in the lean `kube_config` (ordinary import on use)."""
+    from kubernetes_asyncio.client import ApiClient
+
+    return ApiClient(*args, **kwargs)
+
+
+def _is_library_module(name: str) -> bool:
+    return name == _ROOT or name.startswith(_ROOT + ".")
