@@ -7,13 +7,13 @@ This is the one place that knows the REST API's verbs, query parameters and bodi
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 from pyop.client.discovery import RESTMapper
 from pyop.client.errors import GoneError, error_from_status
+from pyop.client.jsoncodec import decode_json, encode_json
 from pyop.client.resources import APIResource
 from pyop.client.selectors import LabelSelectorInput, format_field_selector, format_label_selector
 from pyop.client.transport import Transport
@@ -291,7 +291,7 @@ class DynamicClient:
             "PATCH",
             resource.path(namespace, name, subresource),
             params=params,
-            body=patch if isinstance(patch, str | bytes) else json.dumps(patch),
+            body=patch if isinstance(patch, str | bytes) else encode_json(patch),
             content_type=str(patch_type),
         )
         return result
@@ -465,8 +465,8 @@ class DynamicClient:
 
 def decode_watch_event(line: bytes, resource: APIResource | None = None) -> WatchEvent[dict[str, Any]]:
     """Parse one watch line; raise the mapped `ApiError` for ERROR events."""
-    event = json.loads(line)
-    kind = EventType(event["type"])
+    event = decode_json(line)
+    kind = _EVENT_TYPES.get(event["type"]) or EventType(event["type"])
     obj = event.get("object") or {}
     if kind is EventType.ERROR:
         raise error_from_status(int(obj.get("code") or 500), obj)
@@ -475,6 +475,9 @@ def decode_watch_event(line: bytes, resource: APIResource | None = None) -> Watc
         obj["kind"] = resource.kind
     metadata = obj.get("metadata") or {}
     return WatchEvent(kind, obj, str(metadata.get("resourceVersion") or ""))
+
+
+_EVENT_TYPES: dict[str, EventType] = {member.value: member for member in EventType}
 
 
 def _with_type_meta(items: list[dict[str, Any]], resource: APIResource) -> list[dict[str, Any]]:

@@ -11,22 +11,29 @@ exec tokens).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
 from pyop.client.config import ClientConfig
 from pyop.client.errors import ApiConnectionError, ApiError, error_from_status
+from pyop.client.jsoncodec import decode_json, encode_json
 
 log = logging.getLogger(__name__)
 
 JSON = "application/json"
 Params = Mapping[str, str | int | bool | None]
 Sleep = Callable[[float], Awaitable[None]]
+
+# Paths made only of these characters (RFC 3986 unreserved, sub-delims, ':', '@', '/') need no percent-encoding,
+# and without dot segments no normalizing: their URL is built without yarl re-parsing and re-quoting the string
+# (most of the ~10 us `URL(str)` costs per request).
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
 
 
 class Transport:
@@ -56,6 +63,8 @@ class Transport:
         self.connection_limit = connection_limit
         self._sleep = sleep
         self._session: aiohttp.ClientSession | None = None
+        self._timeout = aiohttp.ClientTimeout(total=request_timeout, connect=connect_timeout)
+        self._base_url: tuple[str, URL | None] | None = None
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -69,7 +78,6 @@ class Transport:
                 base_url=None,
                 connector=connector,
                 headers={"User-Agent": self.config.user_agent, **self.config.extra_headers},
-                json_serialize=json.dumps,
             )
         return self._session
 
@@ -93,9 +101,13 @@ class Transport:
         body: Any = None,
         content_type: str = JSON,
     ) -> Any:
-        """Send one request and return the decoded JSON answer; raise the mapped `ApiError` on failure."""
-        data = None if body is None else (body if isinstance(body, bytes | str) else json.dumps(body))
-        timeout = aiohttp.ClientTimeout(total=self.request_timeout, connect=self.connect_timeout)
+        """Send one request and return the decoded JSON answer; raise the mapped `ApiError` on failure.
+
+        `body` is sent as it is when it is bytes or str, and encoded as JSON otherwise.
+        """
+        data = None if body is None else (body if isinstance(body, bytes | str) else encode_json(body))
+        url = self._url(path)
+        query = _clean_params(params)
         attempt = 0
         refreshed = False
         while True:
@@ -103,17 +115,16 @@ class Transport:
             try:
                 async with self.session.request(
                     method,
-                    self._url(path),
-                    params=_clean_params(params),
+                    url,
+                    params=query,
                     data=data,
                     headers=headers,
-                    timeout=timeout,
+                    timeout=self._timeout,
                     proxy=self.config.proxy,
                     server_hostname=self.config.tls_server_name,
                 ) as response:
                     raw = await response.read()
                     status = response.status
-                    retry_header = response.headers.get("Retry-After")
             except (TimeoutError, aiohttp.ClientError, OSError) as error:
                 raise ApiConnectionError(f"{method} {path}: {error!r}") from error
             if status < 400:
@@ -122,7 +133,7 @@ class Transport:
             if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
-            wait = self._retry_wait(api_error, retry_header, attempt)
+            wait = self._retry_wait(api_error, response.headers.get("Retry-After"), attempt)
             if wait is None:
                 raise api_error
             attempt += 1
@@ -200,8 +211,20 @@ class Transport:
             return min(float(seconds), self.max_retry_wait)
         return None
 
-    def _url(self, path: str) -> str:
-        return self.config.server + path
+    def _url(self, path: str) -> URL:
+        """`URL(server + path)`, built from the parsed server URL when `path` needs no encoding or normalizing.
+
+        The server URL may carry a path prefix (an API server behind a proxy); it is kept.
+        """
+        server = self.config.server
+        if self._base_url is None or self._base_url[0] != server:
+            base = URL(server)
+            plain = not (base.raw_query_string or base.raw_fragment or "%" in base.raw_path)
+            self._base_url = (server, base if plain else None)
+        base_url = self._base_url[1]
+        if base_url is not None and _PLAIN_PATH.fullmatch(path) and "/." not in path:
+            return base_url.with_path(base_url.raw_path.rstrip("/") + path, encoded=True)
+        return URL(server + path)
 
 
 async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
@@ -236,12 +259,12 @@ def _clean_params(params: Params | None) -> dict[str, str] | None:
 def _decode(raw: bytes) -> Any:
     if not raw:
         return None
-    return json.loads(raw)
+    return decode_json(raw)
 
 
 def _decode_error(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return decode_json(raw)
     except ValueError:
         return raw.decode("utf-8", "replace")
 
