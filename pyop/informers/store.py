@@ -61,19 +61,57 @@ class StringInterner:
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, dict):
-            intern = sys.intern
-            walk = self._walk
-            return {intern(key): walk(item) for key, item in value.items()}
+            return self._walk_dict(value)
         if isinstance(value, list):
-            return [self._walk(item) for item in value]
-        if isinstance(value, str) and len(value) <= self.max_value_length:
-            values = self._values
-            shared = values.get(value)
-            if shared is None:
-                if len(values) >= self.max_values:
-                    values.clear()
-                values[value] = shared = value
-            return shared
+            return self._walk_list(value)
+        return self._share(value) if isinstance(value, str) else value
+
+    # Leaves (most values) are handled inline rather than by a call each: this runs for every object listed or
+    # watched, and a call per scalar was most of its cost. Decoded JSON holds exact dicts, lists and strs; other
+    # types (from a transform) take the general `_walk`.
+
+    def _walk_dict(self, value: dict[str, Any]) -> dict[str, Any]:
+        intern = sys.intern
+        values = self._values
+        limit = self.max_value_length
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str:
+                if len(item) <= limit:
+                    shared = values.get(item)
+                    item = self._remember(item) if shared is None else shared
+            elif kind is dict:
+                item = self._walk_dict(item)
+            elif kind is list:
+                item = self._walk_list(item)
+            elif kind is not int and kind is not bool and item is not None and kind is not float:
+                item = self._walk(item)
+            result[intern(key)] = item
+        return result
+
+    def _walk_list(self, value: list[Any]) -> list[Any]:
+        result = []
+        for item in value:
+            kind = type(item)
+            if kind is dict:
+                item = self._walk_dict(item)
+            elif kind is not int and kind is not bool and item is not None and kind is not float:
+                item = self._walk(item)
+            result.append(item)
+        return result
+
+    def _share(self, value: str) -> str:
+        if len(value) > self.max_value_length:
+            return value
+        shared = self._values.get(value)
+        return self._remember(value) if shared is None else shared
+
+    def _remember(self, value: str) -> str:
+        values = self._values
+        if len(values) >= self.max_values:
+            values.clear()
+        values[value] = value
         return value
 
 
