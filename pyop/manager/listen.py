@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["BindAddress", "HTTPServer", "parse_bind_address"]
 
@@ -58,6 +60,9 @@ class HTTPServer:
         return f"{scheme}://{shown}:{port}"
 
     async def start(self) -> tuple[str, int]:
+        # aiohttp's server side (~30 ms to import) is loaded by the managers that serve something, not by all.
+        from aiohttp import web
+
         runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.address.host, self.address.port, ssl_context=self.ssl_context)

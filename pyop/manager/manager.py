@@ -36,10 +36,7 @@ from pyop.controller.reconcile import ReconcileFunc, Reconciler, Request
 from pyop.informers import Informer, Lister, SharedInformerFactory, strip_managed_fields
 from pyop.leaderelection import LeaderElector, LeaseLock, default_identity
 from pyop.log import configure_logging
-from pyop.manager.certificates import write_self_signed_certificate
 from pyop.manager.listen import HTTPServer, parse_bind_address
-from pyop.manager.metrics_auth import KubernetesAuth
-from pyop.manager.metrics_server import metrics_app, server_ssl_context
 from pyop.manager.options import ManagerOptions
 from pyop.manager.probes import Check, HealthProbes
 from pyop.manager.signals import install_signal_handlers
@@ -312,6 +309,10 @@ class Manager:
             log.info("starting health probes server", extra={"addr": self.probe_server.url})
         metrics_address = parse_bind_address(options.metrics_bind_address)
         if metrics_address is not None:
+            # Imported here: they bring aiohttp's server side, which a manager serving nothing never needs.
+            from pyop.manager.metrics_auth import KubernetesAuth
+            from pyop.manager.metrics_server import metrics_app, server_ssl_context
+
             ssl_context = None
             auth = None
             if options.metrics_secure:
@@ -333,6 +334,8 @@ class Manager:
         if options.metrics_cert_path:
             folder = Path(options.metrics_cert_path)
             return folder / options.metrics_cert_name, folder / options.metrics_key_name
+        from pyop.manager.certificates import write_self_signed_certificate
+
         self._certificate_dir = Path(tempfile.mkdtemp(prefix="pyop-metrics-certs-"))
         log.info("no metrics certificate given (--metrics-cert-path): serving a self-signed one")
         return write_self_signed_certificate(self._certificate_dir)

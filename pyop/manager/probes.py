@@ -13,9 +13,10 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["Check", "HealthProbes", "ping"]
 
@@ -79,6 +80,8 @@ class HealthProbes:
         return healthy, lines
 
     def app(self) -> web.Application:
+        from aiohttp import web  # the server side of aiohttp, imported only by managers that serve probes
+
         app = web.Application()
         for endpoint in self._checks:
             app.router.add_get(f"/{endpoint}", self._aggregated(endpoint))
@@ -87,6 +90,8 @@ class HealthProbes:
         return app
 
     def _aggregated(self, endpoint: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+        from aiohttp import web
+
         async def handle(request: web.Request) -> web.Response:
             exclude = frozenset(request.query.getall("exclude", []))
             healthy, lines = await self.run(endpoint, exclude)
@@ -99,6 +104,8 @@ class HealthProbes:
         return handle
 
     def _single(self, endpoint: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+        from aiohttp import web
+
         async def handle(request: web.Request) -> web.Response:
             name = request.match_info["name"]
             check = self._checks[endpoint].get(name)
