@@ -243,9 +243,10 @@ async def measure(
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(*command, env=env, stdout=asyncio.subprocess.PIPE)
     store = server.store
-    # Only objects not yet ready are looked at again, every 20 ms: the driver shares the server's process, so
-    # polling must cost the server next to nothing.
-    pending = {obj["metadata"]["name"] for obj in store.objects(STORAGE_KEY, namespace)}
+    # Every 20 ms, objects are checked in name order (the order both operators list them in) up to the first one
+    # not yet ready, and the ready ones are never looked at again: the driver shares the server's process, so a
+    # poll must cost the server next to nothing (checking every pending object cost ~1 ms per poll at first).
+    pending = sorted((obj["metadata"]["name"] for obj in store.objects(STORAGE_KEY, namespace)), reverse=True)
     assert len(pending) == objects, f"{namespace} holds {len(pending)} objects, expected {objects}"
     converged = None
     first_request = None
@@ -255,7 +256,8 @@ async def measure(
             while True:
                 if first_request is None and server.request_count:
                     first_request = time.monotonic() - started
-                pending = {name for name in pending if not _ready(store.get(STORAGE_KEY, namespace, name) or {})}
+                while pending and _ready(store.get(STORAGE_KEY, namespace, pending[-1]) or {}):
+                    pending.pop()
                 if not pending:
                     converged = time.monotonic() - started
                     break
