@@ -47,7 +47,8 @@ class SchemaMemo:
             _INTERNED.clear()
             _CLEAN.clear()
         self._keys: dict[int, int] = {}
-        _schema_key(root, self._keys)
+        if type(root) is dict:
+            _schema_key(root, self._keys)
 
     def is_clean(self, family: str, node: Any, context: Hashable = None) -> bool:
         """Whether `family` found no error in a subtree like `node`'s, in the same context."""
@@ -76,32 +77,48 @@ class CheckMemos:
         return found[1]
 
 
-def _schema_key(node: Any, keys: dict[int, int]) -> Hashable:
-    """The key of a value in a schema position; dict nodes are interned and remembered in `keys`."""
-    if type(node) is not dict:
-        return _value_key(node)
-    parts: list[Any] = []
+def _schema_key(node: dict[Any, Any], keys: dict[int, int]) -> int:
+    """The interned key of a schema node, remembered in `keys` for it and every schema node below it.
+
+    The content is flattened to (name, value key, name, value key, ...); a schema node's value key is its integer
+    (no other key is a bare integer), a description's is whether it is empty.
+    """
+    parts: list[Hashable] = []
+    append = parts.append
     for name, value in node.items():
-        if name == "description" and type(value) is str:
-            parts.append((name, value != ""))
-        elif name in _SCHEMA_MAPS and type(value) is dict:
-            parts.append((name, "m", tuple([(sub, _schema_key(item, keys)) for sub, item in value.items()])))
-        elif (name in _SCHEMA_LISTS or name in _SCHEMA_ONE_OR_LIST) and type(value) is list:
-            parts.append((name, "l", tuple([_schema_key(item, keys) for item in value])))
-        elif name in _SCHEMA_ONE_OR_LIST and type(value) is dict:
-            parts.append((name, _schema_key(value, keys)))
+        append(name if type(name) is str else _value_key(name))
+        kind = type(value)
+        if kind is str:
+            append(value != "" if name == "description" else value)
+        elif kind is dict:
+            if name in _SCHEMA_MAPS:
+                entries: list[Hashable] = ["map"]
+                for sub, item in value.items():
+                    entries.append(sub if type(sub) is str else _value_key(sub))
+                    entries.append(_child_key(item, keys))
+                append(tuple(entries))
+            elif name in _SCHEMA_ONE_OR_LIST:
+                append(_schema_key(value, keys))
+            else:
+                append(_value_key(value))
+        elif kind is list and (name in _SCHEMA_LISTS or name in _SCHEMA_ONE_OR_LIST):
+            append(("schemas", *[_child_key(item, keys) for item in value]))
         else:
-            parts.append((name, _value_key(value)))
+            append(_value_key(value))
     content = tuple(parts)
     key = _INTERNED.get(content)
     if key is None:
         key = _INTERNED[content] = len(_INTERNED)
     keys[id(node)] = key
-    return ("node", key)
+    return key
+
+
+def _child_key(value: Any, keys: dict[int, int]) -> Hashable:
+    return _schema_key(value, keys) if type(value) is dict else _value_key(value)
 
 
 def _value_key(value: Any) -> Hashable:
-    """An exact key of a JSON value: types kept apart, order kept."""
+    """An exact key of a JSON value: types kept apart, order kept; never a bare integer."""
     kind = type(value)
     if kind is str:
         return value

@@ -449,7 +449,53 @@ def _nested_defaults(info: FieldInfo) -> bool:
     the nested defaults of an omitted object; pyop adds it where the nested model has defaults to apply.
     """
     factory = info.default_factory
-    return inspect.isclass(factory) and issubclass(factory, BaseModel) and bool(factory().model_dump(exclude_none=True))
+    if not (inspect.isclass(factory) and issubclass(factory, BaseModel)):
+        return False
+    known = _defaults_dump_non_empty(factory)
+    if known is not None:
+        return known
+    return bool(factory().model_dump(exclude_none=True))
+
+
+def _defaults_dump_non_empty(cls: type[BaseModel]) -> bool | None:
+    """`bool(cls().model_dump(exclude_none=True))` read from the field defaults, where pydantic would only copy
+    the defaults in and dump them back: no validators, serializers or computed fields, no own `__init__`,
+    `model_post_init` or `model_dump`, no required, validated or excluded field. None where it might do more.
+
+    Instantiating the model would build its validator, which the project import deferred (a millisecond each).
+    """
+    decorators = cls.__pydantic_decorators__
+    if (
+        any(
+            (
+                decorators.validators,
+                decorators.field_validators,
+                decorators.root_validators,
+                decorators.field_serializers,
+                decorators.model_serializers,
+                decorators.model_validators,
+                decorators.computed_fields,
+            )
+        )
+        or getattr(cls, "__pydantic_root_model__", False)
+        or getattr(cls, "__pydantic_fields_complete__", True) is False
+        or cls.__init__ is not BaseModel.__init__
+        or cls.model_post_init is not BaseModel.model_post_init
+        or cls.model_dump is not BaseModel.model_dump
+        or cls.model_config.get("validate_default")
+    ):
+        return None
+    fields = cls.model_fields.values()
+    for field in fields:
+        if (
+            field.is_required()
+            or field.validate_default
+            or field.exclude
+            or field.exclude_if is not None
+            or field.default_factory_takes_validated_data
+        ):
+            return None
+    return any(field.get_default(call_default_factory=True) is not None for field in fields)
 
 
 def _is_required(info: FieldInfo, docs: DocBlock, required_by_default: bool) -> bool:
