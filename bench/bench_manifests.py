@@ -1,7 +1,10 @@
 """Benchmark `pyop make manifests` on generated projects: 100 and 200 kinds of 30 fields each.
 
 Each kind has nested models, lists of models, maps, enums, validation markers and pydantic constraints; every
-tenth kind embeds a PodTemplateSpec. Each run is `pyop make manifests` in a fresh interpreter (what `make
+tenth kind embeds a PodTemplateSpec. Every model of a kind carries a bound or default of its own (a Kind's port
+name may be longer than the previous kind's, say), so no two kinds have the same schema apart from their docs and
+names, as in a real project: what repeats from kind to kind is only what real kinds share (built-in types such as
+Condition or PodTemplateSpec, and simple fields). Each run is `pyop make manifests` in a fresh interpreter (what `make
 manifests` costs a user, start-up included) on a project whose config/ was removed first, so every CRD is
 generated, checked and written. By default Python caches compiled modules (.pyc) as it does out of the box;
 `--no-bytecode-cache` compiles every module from source on every run.
@@ -58,9 +61,9 @@ class {kind}Port(KubeModel):
     """{kind}Port is one exposed port."""
 
     # name of the port.
-    name: str = Field(max_length=15)
+    name: str = Field(max_length={name_length})
     # +kubebuilder:validation:Minimum=1
-    # +kubebuilder:validation:Maximum=65535
+    # +kubebuilder:validation:Maximum={max_port}
     port: Int32
     protocol: Literal["TCP", "UDP"] = "TCP"
     target: IntOrString | None = None
@@ -71,7 +74,7 @@ class {kind}Storage(KubeModel):
     """{kind}Storage is where the {kind} keeps its data."""
 
     # size of the volume.
-    size: Quantity = "1Gi"
+    size: Quantity = "{size}Gi"
     class_name: str | None = None
     # +kubebuilder:validation:MinItems=1
     modes: list[Literal["ReadWriteOnce", "ReadOnlyMany"]] = ["ReadWriteOnce"]
@@ -84,7 +87,7 @@ class {kind}Spec(KubeModel):
     """{kind}Spec is the desired state of a {kind}."""
 
     # replicas is how many instances run.
-    replicas: Int32 = Field(1, ge=0, le=100)
+    replicas: Int32 = Field(1, ge=0, le={max_replicas})
     # +kubebuilder:validation:Minimum=0
     min_replicas: Int32 = 0
     # image to run.
@@ -126,7 +129,7 @@ class {kind}Spec(KubeModel):
 
 class {kind}Status(KubeModel):
     conditions: list[Condition] = []
-    ready_replicas: Int32 = 0
+    ready_replicas: Int32 = Field(0, ge=0, le={max_replicas})
     phase: Literal["Pending", "Running", "Failed"] | None = None
 
 
@@ -172,7 +175,8 @@ def make_project(root: Path, kinds: int) -> None:
     for index in range(kinds):
         kind = f"Kind{index:03d}"
         extra = "template: PodTemplateSpec | None = None" if index % 10 == 0 else "notes: str | None = None"
-        (version / f"kind{index:03d}_types.py").write_text(KIND_TEMPLATE.format(kind=kind, extra_field=extra))
+        own = {"name_length": 15 + index, "max_port": 65535 - index, "size": 1 + index, "max_replicas": 100 + index}
+        (version / f"kind{index:03d}_types.py").write_text(KIND_TEMPLATE.format(kind=kind, extra_field=extra, **own))
 
 
 def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
