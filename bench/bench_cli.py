@@ -35,8 +35,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
     work = Path(tempfile.mkdtemp(prefix="pyop-bench-"))
-    results: dict[str, list[float]] = {"pyop --help": [], "pyop init": [], "pyop create api": [],
-                                       "pyop make manifests (50 kinds)": []}
+    results: dict[str, list[float]] = {
+        "pyop --help": [],
+        "pyop init": [],
+        "pyop create api": [],
+        "pyop make manifests (50 kinds)": [],
+    }
     try:
         for run in range(runs):
             results["pyop --help"].append(timed([*PYOP, "--help"], work))

@@ -4,3 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
 python -m pytest -q "$@"
+python -m ruff check .
+python -m mypy
