@@ -64,7 +64,8 @@ class SchemaError(Exception):
 
 
 def schema_markers(docs: DocBlock, target: Target) -> list[ParsedMarker]:
-    return [m for m in docs.markers if m.definition.apply is not None and m.definition.targets & target]
+    wanted = target.value  # a plain int: `Flag & Flag` builds a new member per marker
+    return [m for m in docs.markers if m.definition.apply is not None and m.definition.targets.value & wanted]
 
 
 def preserves_unknown(docs: DocBlock) -> bool:

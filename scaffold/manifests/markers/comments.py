@@ -174,9 +174,10 @@ def check_placement(block: DocBlock, target: Target, where: str) -> None:
     values, is an error too: which one wins would be a guess.
     """
     seen: dict[str, ParsedMarker] = {}
+    allowed = target.value | Target.FILE.value  # plain ints: combining Flag members builds new members each time
     for marker in block.markers:
         targets = marker.definition.targets
-        if not targets & (target | Target.FILE):
+        if not targets.value & allowed:
             raise MarkerError(
                 f"+{marker.written_name} is a {targets.describe()} marker and cannot be used on {where}",
                 marker.location,

@@ -46,6 +46,34 @@ def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
     names the marker, the place, and the closest known spelling.
     """
     body = text.strip()
+    known = _PARSED.get(body)
+    if known is not None:
+        definition, value, items = known
+        return ParsedMarker(definition, _fresh(value), location, items=items, text=body)
+    parsed = _parse(body, location)
+    if parsed is not None:
+        if len(_PARSED) >= _MAX_PARSED:
+            _PARSED.clear()
+        _PARSED[body] = (parsed.definition, _fresh(parsed.value), parsed.items)
+    return parsed
+
+
+# Marker text -> (definition, value, items form) of the markers parsed so far: the same text says the same thing
+# wherever it is written (only the location differs), and a project repeats its markers a lot.
+_PARSED: dict[str, tuple[MarkerDef, Any, bool]] = {}
+_MAX_PARSED = 1 << 14
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of the lists and dicts in a parsed value, so that no two markers share a mutable value."""
+    if type(value) is list:
+        return [_fresh(item) for item in value]
+    if type(value) is dict:
+        return {key: _fresh(item) for key, item in value.items()}
+    return value
+
+
+def _parse(body: str, location: SourceLocation) -> ParsedMarker | None:
     items = False
     lookup = body
     if body.startswith(ITEMS_PREFIX):
