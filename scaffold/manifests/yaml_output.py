@@ -77,6 +77,33 @@ def _plain_tag(text: str) -> str:
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-any-return]
 
 
+def _scalar_event(tag: str, text: str, style: str | None) -> Any:
+    return yaml.ScalarEvent(None, tag, (tag == _plain_tag(text), tag == _STR), text, style=style)
+
+
+def _str_event(text: str) -> Any:
+    """The event of a string; short ones (keys, types, formats) are made once and emitted again and again."""
+    event = _scalar_event(_STR, text, "|" if "\n" in text else None)
+    if len(text) <= _MAX_SHARED_EVENT_TEXT:
+        if len(_STR_EVENTS) >= _MAX_SHARED_EVENTS:
+            _STR_EVENTS.clear()
+        _STR_EVENTS[text] = event
+    return event
+
+
+# Events carry no position and the emitter only reads them, so equal events are one object.
+_MAPPING_START: Final = yaml.MappingStartEvent(None, _MAP, True, flow_style=False)
+_MAPPING_END: Final = yaml.MappingEndEvent()
+_SEQUENCE_START: Final = yaml.SequenceStartEvent(None, _SEQ, True, flow_style=False)
+_SEQUENCE_END: Final = yaml.SequenceEndEvent()
+_TRUE: Final = yaml.ScalarEvent(None, _BOOL, (True, False), "true")
+_FALSE: Final = yaml.ScalarEvent(None, _BOOL, (True, False), "false")
+_NULL_EVENT: Final = yaml.ScalarEvent(None, _NULL, (True, False), "null")
+_STR_EVENTS: dict[str, Any] = {}
+_MAX_SHARED_EVENT_TEXT: Final = 80
+_MAX_SHARED_EVENTS: Final = 1 << 16
+
+
 def _new_dumper(stream: io.StringIO) -> Any:
     return _Dumper(stream, default_flow_style=False, sort_keys=True, width=_WIDTH, allow_unicode=True)
 
@@ -99,10 +126,15 @@ class _Writer:
         """
         kind = type(value)
         emit = self.emit
-        if kind is dict:
-            emit(yaml.MappingStartEvent(None, _MAP, True, flow_style=False))
+        if kind is str:
+            emit(_STR_EVENTS.get(value) or _str_event(value))
+        elif kind is dict:
+            emit(_MAPPING_START)
             for key, item in sorted(value.items()):
-                self.value(key)
+                if type(key) is str:
+                    emit(_STR_EVENTS.get(key) or _str_event(key))
+                else:
+                    self.value(key)
                 if reuse and type(item) in (dict, list) and item and type(key) is str:
                     text, large = _reusable_text(item, key)
                     if text is not None:
@@ -112,28 +144,23 @@ class _Writer:
                     self.value(item, large)  # inside a small value every value is smaller still
                 else:
                     self.value(item, reuse)
-            emit(yaml.MappingEndEvent())
-            return
-        if kind is list:
-            emit(yaml.SequenceStartEvent(None, _SEQ, True, flow_style=False))
+            emit(_MAPPING_END)
+        elif kind is list:
+            emit(_SEQUENCE_START)
             for item in value:
                 self.value(item, reuse)
-            emit(yaml.SequenceEndEvent())
-            return
-        if kind is str:
-            tag, text, style = _STR, value, ("|" if "\n" in value else None)
+            emit(_SEQUENCE_END)
         elif kind is bool:
-            tag, text, style = _BOOL, ("true" if value else "false"), None
+            emit(_TRUE if value else _FALSE)
         elif kind is int:
-            tag, text, style = _INT, str(value), None
+            emit(_scalar_event(_INT, str(value), None))
         elif value is None:
-            tag, text, style = _NULL, "null", None
+            emit(_NULL_EVENT)
         else:
             node = self.dumper.represent_data(value)  # floats and anything rarer: the library's own representation
             if not isinstance(node, yaml.ScalarNode):
                 raise TypeError(f"cannot write {type(value).__name__} into a manifest")
-            tag, text, style = node.tag, node.value, node.style
-        emit(yaml.ScalarEvent(None, tag, (tag == _plain_tag(text), tag == _STR), text, style=style))
+            emit(_scalar_event(node.tag, node.value, node.style))
 
     def text(self) -> str | None:
         """The stream's text with the reused values spliced in; None if a placeholder did not land as expected."""
