@@ -215,9 +215,9 @@ def field_keywords(metadata: list[Any], info: FieldInfo, schema: Schema) -> dict
 
 def type_spellings(annotation: Any, schema: Schema) -> dict[str, str]:
     """Name the Python type as the origin of the keywords it implies (`Literal[...]`, an Enum, Int32...)."""
-    bare = strip_optional(annotation)
     spelled: dict[str, str] = {}
     if "enum" in schema:
+        bare = strip_optional(annotation)
         if typing.get_origin(strip_annotated(bare)) is Literal:
             spelled["enum"] = f"Literal{list(typing.get_args(strip_annotated(bare)))}"
         elif inspect.isclass(strip_annotated(bare)):

@@ -258,6 +258,9 @@ class SchemaBuilder:
         return schema
 
     def _bare_type_schema(self, tp: Any, origin: Any, where: str, allow_any: bool, nested: bool) -> Schema:
+        plain = _PLAIN_SCALARS.get(tp) if type(tp) is type else None
+        if plain is not None:
+            return {"type": plain}  # what the checks below come to for the four builtin scalars, without them
         if tp is Any or tp is object:
             if allow_any:
                 # A nested node needs a type or preserve-unknown-fields to stay structural.
@@ -359,6 +362,9 @@ def _thaw(frozen: bytes) -> Schema:
     return marshal.loads(body) if frozen[:1] == b"m" else pickle.loads(body)  # type: ignore[no-any-return]
 
 
+_PLAIN_SCALARS: dict[type, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
 def _scalar_class_schema(tp: type) -> Schema:
     """Schemas of the scalar Python classes (bool before int: bool is an int)."""
     if issubclass(tp, enum.Enum):
@@ -428,8 +434,10 @@ def _condition_list(annotation: Any, schema: Schema) -> None:
     the whole list whenever a controller sets one condition. pyop adds them unless the field's markers chose
     another list type.
     """
+    if schema.get("type") != "array":
+        return
     bare = strip_annotated(strip_optional(annotation))
-    if typing.get_origin(bare) not in (list, Sequence, typing.Sequence) or schema.get("type") != "array":
+    if typing.get_origin(bare) not in (list, Sequence, typing.Sequence):
         return
     args = typing.get_args(bare)
     item = strip_annotated(args[0]) if args else None
