@@ -77,12 +77,24 @@ def display_path(path: Path) -> str:
 
 
 def read_module_docs(path: Path) -> ModuleDocs:
-    return _read_cached(str(path), path.stat().st_mtime_ns, display_path(path))
+    info = path.stat()
+    return _read_cached(str(path), info.st_mtime_ns, info.st_size, display_path(path))
 
 
 @lru_cache(maxsize=1024)
-def _read_cached(path: str, _mtime: int, display: str) -> ModuleDocs:
+def _read_cached(path: str, _mtime_ns: int, _size: int, display: str) -> ModuleDocs:
+    from scaffold.manifests.markers import docs_cache  # it builds on this module's types
+
     source = Path(path).read_text(encoding="utf-8")
+    docs = docs_cache.load(path, source, display)
+    if docs is None:
+        docs = read_source_docs(source, path, display)
+        docs_cache.store(path, source, display, docs)
+    return docs
+
+
+def read_source_docs(source: str, path: str, display: str) -> ModuleDocs:
+    """The docs of one module's source text (`display` names it in the markers' locations)."""
     tree = ast.parse(source, filename=path)
     # Each comment line is parsed once: {line: (text, its marker or None)}.
     comments = {
