@@ -6,8 +6,9 @@ name may be longer than the previous kind's, say), so no two kinds have the same
 names, as in a real project: what repeats from kind to kind is only what real kinds share (built-in types such as
 Condition or PodTemplateSpec, and simple fields). Each run is `pyop make manifests` in a fresh interpreter (what `make
 manifests` costs a user, start-up included) on a project whose config/ was removed first, so every CRD is
-generated, checked and written. By default Python caches compiled modules (.pyc) as it does out of the box;
-`--no-bytecode-cache` compiles every module from source on every run.
+generated, checked and written. By default Python caches compiled modules (.pyc) as it does out of the box, and
+pyop keeps the markers it read from each module beside them (the same rules); `--no-bytecode-cache` compiles every
+module from source and reads every module's markers on every run.
 
     python bench/bench_manifests.py [--runs 5] [--kinds 200] [--no-bytecode-cache] [--profile]
 
@@ -219,7 +220,7 @@ def main() -> None:
         "--no-bytecode-cache",
         dest="bytecode_cache",
         action="store_false",
-        help="compile every module from source on every run (PYTHONDONTWRITEBYTECODE=1)",
+        help="compile every module and read its markers from source on every run (PYTHONDONTWRITEBYTECODE=1)",
     )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
