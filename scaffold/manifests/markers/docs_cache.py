@@ -55,9 +55,9 @@ def store(path: str, source: str, display: str, docs: ModuleDocs) -> None:
         return
     try:
         data = marshal.dumps((_header(source, display), _encode(docs)))
-    except (ValueError, OSError):  # a marker value marshal cannot hold, or marker code we cannot stat
+        target = _cache_path(path)
+    except (ValueError, OSError, NotImplementedError):  # a value marshal cannot hold, no stat, no cache tag
         return
-    target = _cache_path(path)
     temporary = f"{target}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
