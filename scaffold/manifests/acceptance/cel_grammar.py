@@ -53,12 +53,12 @@ def load_cel_parser() -> None:
 
 
 def _cache_file() -> Path | None:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    directory = Path(base) / "pyop"
     try:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        directory = Path(base) / "pyop"
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = directory.stat()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
         return None
     getuid = getattr(os, "getuid", None)
     if getuid is None or info.st_uid != getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
