@@ -18,6 +18,8 @@ EXPRESSIONS = [
     "self.map(k, self[k] * 2.5).exists(v, v > 3u)",
     "oldSelf == self || !has(oldSelf.x)",
     "'multi\\nline' + string(1) in ['a', \"b\"]",
+    "self.enabled == true || false",  # true/false become literals through celpy's lexer callback
+    "has(self.x) ? true : null",
 ]
 BROKEN = ["self.", "self.a <<= 1", "(self"]
 
