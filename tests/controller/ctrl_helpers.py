@@ -15,7 +15,7 @@ from pyop.api import Condition, GroupVersion, KubeModel, ObjectMeta, Resource
 from pyop.client import ClientConfig
 from pyop.informers import Backoff
 from pyop.manager import Manager, ManagerOptions
-from pyop.testing import TestAPIServer
+from pyop.testing import TestAPIServer, schemaless_crd
 
 GROUP = "ctrl.pyop.dev"
 GROUP_VERSION = GroupVersion(GROUP, "v1")
@@ -48,33 +48,7 @@ class ConfigMap(Resource, group_version=CORE_V1):
 
 
 def crd(kind: str, plural: str, *, scope: str = "Namespaced") -> dict[str, Any]:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{GROUP}"},
-        "spec": {
-            "group": GROUP,
-            "scope": scope,
-            "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "subresources": {"status": {}},
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
+    return schemaless_crd(GROUP, kind, plural, scope=scope)
 
 
 WIDGET_CRD = crd("Widget", "widgets")

@@ -11,38 +11,12 @@ import pytest_asyncio
 
 from pyop.client import APIResource, Client, ClientConfig, DynamicClient, Transport
 from pyop.informers import Backoff, DeletedFinalStateUnknown, Informer, object_key
-from pyop.testing import TestAPIServer
+from pyop.testing import TestAPIServer, schemaless_crd
 
 GROUP = "example.pyop.dev"
 WIDGETS = APIResource(GROUP, "v1", "Widget", "widgets", True)
 
-WIDGET_CRD: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": f"widgets.{GROUP}"},
-    "spec": {
-        "group": GROUP,
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                        },
-                    }
-                },
-            }
-        ],
-    },
-}
+WIDGET_CRD = schemaless_crd(GROUP, "Widget", "widgets")
 
 NAMESPACES = ("default", "team-a", "team-b", "team-c")
 

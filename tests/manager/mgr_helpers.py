@@ -16,7 +16,7 @@ from pyop.client import ClientConfig
 from pyop.controller import Request, Result
 from pyop.informers import Backoff
 from pyop.manager import Manager, ManagerOptions
-from pyop.testing import TestAPIServer
+from pyop.testing import TestAPIServer, schemaless_crd
 
 GROUP = "mgr.pyop.dev"
 
@@ -30,33 +30,7 @@ class Widget(Resource, group_version=GroupVersion(GROUP, "v1")):
     status: WidgetStatus | None = None
 
 
-WIDGET_CRD: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": f"widgets.{GROUP}"},
-    "spec": {
-        "group": GROUP,
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                        },
-                    }
-                },
-            }
-        ],
-    },
-}
+WIDGET_CRD = schemaless_crd(GROUP, "Widget", "widgets")
 
 
 def widget(name: str, namespace: str = "default") -> Widget:
