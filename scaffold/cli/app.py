@@ -6,6 +6,9 @@ commands that need them, so `pyop --help` starts fast.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -139,12 +142,30 @@ def _run(command: object) -> None:
     """Run a command function and print its report; user errors become one stderr line and exit code 2."""
     from scaffold.cli.output import print_error, print_report
 
+    with _collector_paused():
+        try:
+            report = command()  # type: ignore[operator]
+        except PyopError as exc:
+            print_error(str(exc))
+            raise typer.Exit(code=exc.exit_code) from None
+        print_report(report)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a command runs: the process ends right after it.
+
+    A command makes few garbage cycles, and `make manifests` builds a large heap of long-lived objects (the
+    project's models and schemas), so a full collection midway walks it all to free next to nothing (~0.09 s for
+    200 kinds). The collector is re-enabled afterwards for callers that go on (tests run commands in-process).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        report = command()  # type: ignore[operator]
-    except PyopError as exc:
-        print_error(str(exc))
-        raise typer.Exit(code=exc.exit_code) from None
-    print_report(report)
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def main() -> None:
@@ -153,6 +174,4 @@ def main() -> None:
     finally:
         # Nothing is left to free when the command is done: skip the collector's walk of a large heap (the
         # imported project models of `make manifests`) at interpreter exit.
-        import gc
-
         gc.freeze()
