@@ -1,8 +1,15 @@
-"""What commands print: a list of files with what happened to each, and the next step; errors in one line."""
+"""What commands print: a list of files with what happened to each, and the next step; errors in one line.
+
+On a terminal the action words are coloured with rich. Anywhere else (a pipe, a file, CI logs, tests) rich prints
+the same text without styles, so it is written directly: no rich import and no markup parse per line, a tenth of
+a second when `make manifests` reports a few hundred files.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NamedTuple, TextIO
 
 from scaffold.commands.report import Report
 from scaffold.render.changeset import Action
@@ -16,22 +23,65 @@ _STYLES = {
 }
 
 
-def print_report(report: Report, *, verbose_unchanged: bool = False) -> None:
-    from rich.console import Console
+class _Line(NamedTuple):
+    """One printed line: `before`, then `styled` in `style` (on a terminal), then `after`."""
 
-    console = Console(highlight=False, soft_wrap=True)
+    before: str
+    style: str | None
+    styled: str
+    after: str
+
+    def plain(self) -> str:
+        return f"{self.before}{self.styled}{self.after}"
+
+
+def print_report(report: Report, *, verbose_unchanged: bool = False) -> None:
+    lines = _report_lines(report, verbose_unchanged)
+    if styled_output(sys.stdout):
+        _print_styled(lines)
+    else:
+        sys.stdout.write("".join(f"{line.plain()}\n" for line in lines))
+
+
+def _report_lines(report: Report, verbose_unchanged: bool) -> list[_Line]:
+    lines: list[_Line] = []
     for planned in report.files:
         if planned.action is Action.UNCHANGED and not verbose_unchanged:
             continue
         word, style = _STYLES[planned.action]
-        console.print(f"  [{style}]{word:>9}[/{style}]  {planned.path}")
+        lines.append(_Line("  ", style, f"{word:>9}", f"  {planned.path}"))
     unchanged = sum(1 for f in report.files if f.action is Action.UNCHANGED)
     if unchanged and not verbose_unchanged:
-        console.print(f"  [dim]{unchanged} file(s) unchanged[/dim]")
-    for note in report.notes:
-        console.print(f"  {note}")
+        lines.append(_Line("  ", "dim", f"{unchanged} file(s) unchanged", ""))
+    lines.extend(_Line("  ", None, "", note) for note in report.notes)
     if report.next_step:
-        console.print(f"[bold]Next:[/bold] {report.next_step}")
+        lines.append(_Line("", "bold", "Next:", f" {report.next_step}"))
+    return lines
+
+
+def styled_output(stream: TextIO) -> bool:
+    """Whether rich would style text written to `stream`: its terminal test (TTY_COMPATIBLE, then FORCE_COLOR,
+    then isatty)."""
+    tty_compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if tty_compatible in ("0", "1"):
+        return tty_compatible == "1"
+    force_color = os.environ.get("FORCE_COLOR")
+    if force_color is not None:
+        return force_color != ""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def _print_styled(lines: list[_Line]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    # Text objects, not markup: a path or note is printed as written, brackets and colons included.
+    console = Console(highlight=False, soft_wrap=True, emoji=False)
+    for line in lines:
+        console.print(Text.assemble(line.before, (line.styled, line.style or ""), line.after))
 
 
 def print_error(message: str) -> None:
