@@ -62,15 +62,15 @@ class ClientConfig:
         if self.auth is None and self.token:
             self.auth = StaticToken(self.token)
 
-    def ssl_context(self) -> ssl.SSLContext | bool:
-        """The TLS settings for aiohttp: True (system defaults), False (no verification) or a context."""
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS settings for an `https` server (None for plain HTTP): the system's trust store unless a CA
+        file is given, a client certificate when one is, no verification at all only when asked."""
         if not self.server.startswith("https"):
-            return True
-        if not self.verify_ssl:
-            return False
-        if not (self.ca_file or self.cert_file):
-            return True
+            return None
         context = ssl.create_default_context(cafile=self.ca_file)
+        if not self.verify_ssl:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
         if self.cert_file:
             context.load_cert_chain(self.cert_file, self.key_file)
         return context

@@ -9,7 +9,10 @@ request, for the one thing pyop uses, the kubeconfig / in-cluster loader. That l
 How: while those modules are imported, the three parent packages are present in `sys.modules` as module objects
 made from their real specs but not executed, so importing a submodule does not run a parent's `__init__`.
 `kube_config` imports `ApiClient` from the client package only to build one in `new_client_from_config` (which
-pyop never calls); it gets a stand-in that imports the real class when called. Afterwards every
+pyop never calls); it gets a stand-in that imports the real class when called. Two more imports are put off
+until used, since an operator's HTTP client is pyop's own and needs neither: `openid` (which imports aiohttp's
+client, ~150 ms) is loaded, lean too, when an OIDC token is first refreshed, and `urllib3` (~30 ms, used by
+`Configuration.get_basic_auth_token` only) when the configuration first touches it. Afterwards every
 `kubernetes_asyncio` entry this added to `sys.modules` is taken out again: the loaded modules are pyop's private
 copy, and a later `import kubernetes_asyncio` anywhere in the process is the ordinary, complete import. The
 parsing, exec plugins, OIDC and in-cluster logic are still the library's own code, unchanged.
@@ -69,26 +72,76 @@ def _import_ordinary() -> ConfigLibrary:
 
 def _import_lean() -> ConfigLibrary:
     before = {name for name in sys.modules if _is_library_module(name)}
+    urllib3_missing = "urllib3" not in sys.modules
     try:
         packages = {name: _unexecuted_package(name) for name in _PACKAGES}
+        if urllib3_missing:
+            sys.modules["urllib3"] = _DeferredModule("urllib3")
+        sys.modules[_OPENID] = _openid_stand_in()
         configuration = importlib.import_module(f"{_ROOT}.client.configuration")
         client = packages[f"{_ROOT}.client"]
         # What `kube_config` and `incluster_config` import from the client package, without running its __init__.
         setattr(client, "Configuration", configuration.Configuration)  # noqa: B010 - a module mypy cannot see into
         setattr(client, "ApiClient", _api_client)  # noqa: B010
+        exceptions = importlib.import_module(f"{_ROOT}.config.config_exception")
         library = ConfigLibrary(
             configuration.Configuration,
-            importlib.import_module(f"{_ROOT}.config.config_exception").ConfigException,
+            exceptions.ConfigException,
             importlib.import_module(f"{_ROOT}.config.kube_config"),
             importlib.import_module(f"{_ROOT}.config.incluster_config"),
         )
+        # What the lean `openid` needs when it is loaded later: the same packages and the same exception class.
+        _lean_parents.update({**packages, exceptions.__name__: exceptions})
     except Exception:
         log.debug("lean import of kubernetes_asyncio's config loader failed; importing the package", exc_info=True)
         library = None
     finally:
+        if urllib3_missing and isinstance(sys.modules.get("urllib3"), _DeferredModule):
+            del sys.modules["urllib3"]
         for name in [name for name in sys.modules if _is_library_module(name) and name not in before]:
             del sys.modules[name]
     return library if library is not None else _import_ordinary()
+
+
+_OPENID = f"{_ROOT}.config.openid"
+_lean_parents: dict[str, ModuleType] = {}
+
+
+class _DeferredModule(ModuleType):
+    """Stands for a module until one of its attributes is used; then imports it (the ordinary way)."""
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self.__name__), attribute)
+
+
+def _openid_stand_in() -> ModuleType:
+    module = ModuleType(_OPENID)
+    setattr(module, "OpenIDRequestor", _openid_requestor)  # noqa: B010
+    return module
+
+
+def _openid_requestor(*args: Any, **kwargs: Any) -> Any:
+    """Stand-in for `openid.OpenIDRequestor` in the lean `kube_config`: loads the real module on first use."""
+    return _lean_openid().OpenIDRequestor(*args, **kwargs)
+
+
+def _lean_openid() -> ModuleType:
+    """The real `openid` module, imported beside the lean loader so that it raises the loader's
+    `ConfigException`; the ordinary one when the process has imported the library itself by now."""
+    with _lock:
+        if _OPENID in _lean_parents:
+            return _lean_parents[_OPENID]
+        if _ROOT in sys.modules:
+            return importlib.import_module(_OPENID)
+        added = [name for name in _lean_parents if name not in sys.modules]
+        sys.modules.update({name: _lean_parents[name] for name in added})
+        try:
+            module = importlib.import_module(_OPENID)
+        finally:
+            for name in [*added, _OPENID]:
+                sys.modules.pop(name, None)
+        _lean_parents[_OPENID] = module
+        return module
 
 
 def _unexecuted_package(name: str) -> ModuleType:

@@ -1,28 +1,32 @@
-"""HTTP to the API server over one pooled aiohttp session: JSON requests, error mapping, retries, watch
-streams.
+"""HTTP to the API server over pooled, kept-alive HTTP/1.1 connections: JSON requests, error mapping,
+retries, watch streams.
 
 We own this layer (rather than a generated client) so that watch behaviour is ours: streams are read chunk by
 chunk with no line-length limit, and a silent stream is the reflector's to detect, never hidden behind a
 socket timeout here. Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of
 times, as client-go's `checkWait` does; a 401 lets the auth provider refresh its credentials once (expired
-exec tokens).
+exec tokens). The wire itself is `pyop.client.connection` (why not aiohttp's client: see there).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import re
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import unquote
 
-import aiohttp
 from yarl import URL
 
 from pyop.client.config import ClientConfig
+from pyop.client.connection import ConnectionClosed, HTTPConnection, Response, StreamedBody
 from pyop.client.errors import ApiConnectionError, ApiError, error_from_status
 from pyop.client.jsoncodec import decode_json, encode_json
+from pyop.client.pool import ConnectionPool
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +39,20 @@ Sleep = Callable[[float], Awaitable[None]]
 # (most of the ~10 us `URL(str)` costs per request).
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
 
+# Methods a request may be sent again for when a reused connection turns out closed before any answer (Go's
+# net/http replays only these, since the server cannot have acted on them).
+_REPLAYABLE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_CONNECTION_ERRORS = (TimeoutError, OSError, ssl.SSLError)
+
 
 class Transport:
     """One connection pool and identity; cheap to share between clients and informers.
 
-    The aiohttp session is created on first use, inside the running event loop. `max_retries` bounds the
-    retries of throttled requests, `max_retry_wait` caps one Retry-After wait; `sleep` is injectable for
-    tests.
+    The pool is created on first use, inside the running event loop. `max_retries` bounds the retries of
+    throttled requests, `max_retry_wait` caps one Retry-After wait; `sleep` is injectable for tests.
+    `request_timeout` bounds a request from sending to the end of its answer, and a watch until its answer's
+    headers arrive (never its body: a watch may be quiet for long).
     """
 
     def __init__(
@@ -62,29 +73,29 @@ class Transport:
         self.request_timeout = request_timeout
         self.connection_limit = connection_limit
         self._sleep = sleep
-        self._session: aiohttp.ClientSession | None = None
-        self._timeout = aiohttp.ClientTimeout(total=request_timeout, connect=connect_timeout)
+        self._pool: ConnectionPool | None = None
         self._base_url: tuple[str, URL | None] | None = None
+        self._fixed_headers = ""
 
     @property
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(
+    def pool(self) -> ConnectionPool:
+        if self._pool is None:
+            server = URL(self.config.server)
+            self._pool = ConnectionPool(
+                server,
+                ssl_context=self.config.ssl_context(),
+                server_hostname=self.config.tls_server_name,
+                proxy=self.config.proxy,
+                connect_timeout=self.connect_timeout,
                 limit=self.connection_limit,
-                ssl=self.config.ssl_context(),
-                enable_cleanup_closed=True,
             )
-            self._session = aiohttp.ClientSession(
-                base_url=None,
-                connector=connector,
-                headers={"User-Agent": self.config.user_agent, **self.config.extra_headers},
-            )
-        return self._session
+            self._fixed_headers = _fixed_headers(server, self.config)
+        return self._pool
 
     async def close(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
+        if self._pool is not None:
+            await self._pool.close()
+        self._pool = None
 
     async def __aenter__(self) -> Transport:
         return self
@@ -105,35 +116,25 @@ class Transport:
 
         `body` is sent as it is when it is bytes or str, and encoded as JSON otherwise.
         """
-        data = None if body is None else (body if isinstance(body, bytes | str) else encode_json(body))
-        url = self._url(path)
-        query = _clean_params(params)
+        data = _body_bytes(body)
+        target = self._target(path, params)
         attempt = 0
         refreshed = False
         while True:
-            headers = await self._headers(content_type if data is not None else None)
+            request = await self._request_bytes(method, target, content_type if data is not None else None, data)
             try:
-                async with self.session.request(
-                    method,
-                    url,
-                    params=query,
-                    data=data,
-                    headers=headers,
-                    timeout=self._timeout,
-                    proxy=self.config.proxy,
-                    server_hostname=self.config.tls_server_name,
-                ) as response:
-                    raw = await response.read()
-                    status = response.status
-            except (TimeoutError, aiohttp.ClientError, OSError) as error:
+                async with asyncio.timeout(self.request_timeout):
+                    response = await self._exchange(method, request)
+            except _CONNECTION_ERRORS as error:
                 raise ApiConnectionError(f"{method} {path}: {error!r}") from error
+            status = response.head.status
             if status < 400:
-                return _decode(raw)
-            api_error = error_from_status(status, _decode_error(raw))
+                return _decode(response.body)
+            api_error = error_from_status(status, _decode_error(response.body))
             if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
-            wait = self._retry_wait(api_error, response.headers.get("Retry-After"), attempt)
+            wait = self._retry_wait(api_error, response.head.headers.get("retry-after"), attempt)
             if wait is None:
                 raise api_error
             attempt += 1
@@ -147,53 +148,100 @@ class Transport:
         No read timeout: a watch may legitimately be quiet; the caller decides when silence means a stall.
         Errors before the stream starts are raised as `ApiError`/`ApiConnectionError` like `request`.
         """
-        timeout = aiohttp.ClientTimeout(total=None, connect=self.connect_timeout, sock_connect=self.connect_timeout)
+        target = self._target(path, params)
         attempt = 0
         refreshed = False
         while True:
-            headers = await self._headers(None)
+            request = await self._request_bytes("GET", target, None, None)
             try:
-                response = await self.session.get(
-                    self._url(path),
-                    params=_clean_params(params),
-                    headers=headers,
-                    timeout=timeout,
-                    proxy=self.config.proxy,
-                    server_hostname=self.config.tls_server_name,
-                )
-            except (TimeoutError, aiohttp.ClientError, OSError) as error:
+                async with asyncio.timeout(self.request_timeout):
+                    connection, body, status, headers = await self._open_stream(request)
+                if status < 400:
+                    break
+                try:
+                    async with asyncio.timeout(self.request_timeout):
+                        raw = b"".join([chunk async for chunk in _chunks(body)])
+                finally:
+                    self._finish_stream(connection, body)
+            except _CONNECTION_ERRORS as error:
                 raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
-            if response.status < 400:
-                break
-            try:
-                raw = await response.read()
-            except (TimeoutError, aiohttp.ClientError, OSError) as error:
-                raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
-            finally:
-                response.release()
-            api_error = error_from_status(response.status, _decode_error(raw))
-            if response.status == 401 and not refreshed and await self._refresh_auth():
+            api_error = error_from_status(status, _decode_error(raw))
+            if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
-            wait = self._retry_wait(api_error, response.headers.get("Retry-After"), attempt)
+            wait = self._retry_wait(api_error, headers.get("retry-after"), attempt)
             if wait is None:
                 raise api_error
             attempt += 1
             await self._sleep(wait)
         try:
-            yield _lines(response)
+            yield _lines(body)
         finally:
-            response.close()
+            self._finish_stream(connection, body)
 
-    async def _headers(self, content_type: str | None) -> dict[str, str]:
-        headers = {"Accept": JSON}
-        if content_type is not None:
-            headers["Content-Type"] = content_type
+    async def _exchange(self, method: str, request: bytes) -> Response:
+        """One request on a pooled connection; sent again once on a fresh one when a reused connection was
+        closed by the server before answering a request that may be replayed."""
+        pool = self.pool
+        while True:
+            connection, reused = await pool.acquire()
+            try:
+                response = await connection.exchange(request)
+            except ConnectionClosed as closed:
+                pool.discard(connection)
+                if reused and not closed.response_started and method in _REPLAYABLE:
+                    continue
+                raise
+            except BaseException:
+                pool.discard(connection)  # cancelled or timed out mid-exchange: the connection's state is unknown
+                raise
+            pool.release(connection)
+            return response
+
+    async def _open_stream(self, request: bytes) -> tuple[HTTPConnection, StreamedBody, int, dict[str, str]]:
+        pool = self.pool
+        while True:
+            connection, reused = await pool.acquire()
+            try:
+                head, body = await connection.open_stream(request)
+            except ConnectionClosed as closed:
+                pool.discard(connection)
+                if reused and not closed.response_started:
+                    continue
+                raise
+            except BaseException:
+                pool.discard(connection)
+                raise
+            return connection, body, head.status, head.headers
+
+    def _finish_stream(self, connection: HTTPConnection, body: StreamedBody) -> None:
+        complete = body.complete
+        body.release()
+        if complete:
+            self.pool.release(connection)
+        else:
+            self.pool.discard(connection)
+
+    async def _request_bytes(self, method: str, target: str, content_type: str | None, data: bytes | None) -> bytes:
+        """The request head (and body): fixed headers prepared once, credentials asked for each time."""
+        head = f"{method} {target} HTTP/1.1\r\n{self._fixed_headers}"
         if self.config.auth is not None:
             value = await self.config.auth.authorization()
             if value:
-                headers["Authorization"] = value
-        return headers
+                head += f"Authorization: {value}\r\n"
+        if data is None:
+            return (head + "\r\n").encode("latin-1")
+        head += f"Content-Type: {content_type}\r\nContent-Length: {len(data)}\r\n\r\n"
+        return head.encode("latin-1") + data
+
+    def _target(self, path: str, params: Params | None) -> str:
+        """The request target for `path` on the server: `URL(server + path)` with the query parameters added,
+        as path and query (the whole URL when a proxy relays it to a plain-HTTP server)."""
+        url = self._url(path)
+        query = _clean_params(params)
+        if query:
+            url = url.extend_query(query)
+        return str(url) if self.pool.absolute_form else url.raw_path_qs
 
     async def _refresh_auth(self) -> bool:
         return self.config.auth is not None and await self.config.auth.refresh()
@@ -227,11 +275,17 @@ class Transport:
         return URL(server + path)
 
 
-async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
-    """Split a chunked body into lines without aiohttp's readline length limit (objects may be ~1 MiB)."""
+async def _chunks(body: StreamedBody) -> AsyncIterator[bytes]:
+    while chunks := await body.chunks():
+        for chunk in chunks:
+            yield chunk
+
+
+async def _lines(body: StreamedBody) -> AsyncIterator[bytes]:
+    """Split a streamed body into lines, with no length limit (one object may be ~1.5 MiB)."""
     buffer = b""
     try:
-        async for chunk in response.content.iter_any():
+        async for chunk in _chunks(body):
             buffer += chunk
             if b"\n" not in chunk:
                 continue
@@ -239,10 +293,33 @@ async def _lines(response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
             for line in lines:
                 if line.strip():
                     yield line
-    except (TimeoutError, aiohttp.ClientError, OSError) as error:
+    except _CONNECTION_ERRORS as error:
         raise ApiConnectionError(f"watch stream broken: {error!r}") from error
     if buffer.strip():
         yield buffer
+
+
+def _body_bytes(body: Any) -> bytes | None:
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode()
+    return encode_json(body)
+
+
+def _fixed_headers(server: URL, config: ClientConfig) -> str:
+    """The headers every request carries, as one string of header lines."""
+    headers = {"Host": server.host_port_subcomponent or "", "User-Agent": config.user_agent, "Accept": JSON}
+    if server.raw_user is not None and config.auth is None:  # credentials in the server URL, as Go sends them
+        user, password = unquote(server.raw_user), unquote(server.raw_password or "")
+        headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    headers.update(config.extra_headers)
+    for name, value in headers.items():
+        if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
+            raise ValueError(f"header {name!r} has a line break in its name or value")
+    return "".join(f"{name}: {value}\r\n" for name, value in headers.items())
 
 
 def _clean_params(params: Params | None) -> dict[str, str] | None:

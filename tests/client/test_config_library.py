@@ -58,7 +58,8 @@ def test_loading_imports_neither_the_generated_client_nor_anything_left_behind(k
     run_python(
         """
         asyncio.run(loaded())
-        left = sorted(name for name in sys.modules if name.split(".")[0] == "kubernetes_asyncio")
+        heavy = ("kubernetes_asyncio", "aiohttp", "urllib3")
+        left = sorted(name for name in sys.modules if name.split(".")[0] in heavy)
         assert left == [], left
 
         # The process can still import and use the whole library afterwards, and load again.
@@ -101,6 +102,32 @@ def test_when_the_lean_import_fails_the_ordinary_import_is_used(kubeconfig: Path
         import kubernetes_asyncio
         assert kubernetes_asyncio.client.CoreV1Api  # the real, executed package, not a left-over shell
         assert config_library.config_library().kube_config is sys.modules["kubernetes_asyncio.config.kube_config"]
+        """,
+        kubeconfig,
+    )
+
+
+def test_what_the_lean_loader_puts_off_loads_when_used(kubeconfig: Path) -> None:
+    """OIDC's requestor (aiohttp) and urllib3 (basic auth) are imported on first use, and the requestor raises
+    the same `ConfigException` class that the loader's callers catch."""
+    run_python(
+        """
+        from pyop.client.config_library import config_library
+        asyncio.run(loaded())
+        library = config_library()
+        assert "aiohttp" not in sys.modules and "urllib3" not in sys.modules
+
+        configuration = library.Configuration()
+        configuration.username, configuration.password = "ann", "pw"
+        assert configuration.get_basic_auth_token() == "Basic YW5uOnB3"
+        assert "urllib3" in sys.modules
+
+        requestor = library.kube_config.OpenIDRequestor("id", "secret", "https://issuer.invalid", None)
+        assert type(requestor).__name__ == "OpenIDRequestor" and "aiohttp" in sys.modules
+        raises = type(requestor).__init__.__globals__["ConfigException"]
+        assert raises is library.ConfigException
+        # loaded beside the lean loader, and like it not left in sys.modules
+        assert sorted(name for name in sys.modules if name.startswith("kubernetes_asyncio")) == []
         """,
         kubeconfig,
     )

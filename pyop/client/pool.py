@@ -1,0 +1,177 @@
+"""Kept-alive HTTP/1.1 connections to one API server: TLS, proxies, a connection limit, idle expiry.
+
+A connection goes back to the pool only after a complete exchange on a connection the server keeps open;
+anything else (an error, a timeout, a stream abandoned half way) closes it, since its state is unknown.
+Idle connections are used newest first and closed after `idle_timeout` seconds (Go's net/http default, 90 s),
+so a server or load balancer that drops quiet connections is rarely met on a stale one.
+
+Proxies (kubeconfig `proxy-url`, `http://` only): an `https` API server is reached through a CONNECT tunnel
+with TLS inside it, an `http` one by sending absolute URLs to the proxy, as Go's transport does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import ssl
+import time
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from yarl import URL
+
+from pyop.client.connection import HTTPConnection
+
+__all__ = ["ConnectionPool", "ProxyError"]
+
+
+class ProxyError(ConnectionError):
+    """The proxy refused to open a tunnel to the API server."""
+
+
+class ConnectionPool:
+    """Connections to the origin of `server` (scheme, host, port); at most `limit` open at once."""
+
+    def __init__(
+        self,
+        server: URL,
+        *,
+        ssl_context: ssl.SSLContext | None,
+        server_hostname: str | None = None,
+        proxy: str | None = None,
+        connect_timeout: float = 10.0,
+        limit: int = 100,
+        idle_timeout: float = 90.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if server.host is None:
+            raise ValueError(f"server URL {str(server)!r} has no host")
+        self.host = server.host
+        self.port = server.port or (443 if server.scheme == "https" else 80)
+        self.ssl_context = ssl_context if server.scheme == "https" else None
+        self.server_hostname = server_hostname or self.host
+        self.proxy = URL(proxy) if proxy else None
+        if self.proxy is not None and (self.proxy.scheme != "http" or self.proxy.host is None):
+            raise ValueError(f"proxy {proxy!r} is not supported: only http:// proxies are")
+        # Requests through a proxy to a plain-HTTP server name the whole URL; otherwise only the path.
+        self.absolute_form = self.proxy is not None and self.ssl_context is None
+        self.connect_timeout = connect_timeout
+        self.idle_timeout = idle_timeout
+        self._clock = clock
+        self._idle: list[HTTPConnection] = []
+        self._slots = asyncio.Semaphore(limit)
+        self._open: set[HTTPConnection] = set()
+
+    async def acquire(self) -> tuple[HTTPConnection, bool]:
+        """A connection for one exchange, and whether it was used before (a reused one may turn out stale)."""
+        now = self._clock()
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.reusable and now - connection.idle_since < self.idle_timeout:
+                return connection, True
+            self._discard(connection)
+        await self._slots.acquire()
+        try:
+            connection = await self._connect()
+        except BaseException:
+            self._slots.release()
+            raise
+        self._open.add(connection)
+        return connection, False
+
+    def release(self, connection: HTTPConnection) -> None:
+        """Return a connection after an exchange: kept for reuse when it can carry another, closed otherwise."""
+        if connection.reusable:
+            connection.idle_since = self._clock()
+            self._idle.append(connection)
+        else:
+            self._discard(connection)
+
+    def discard(self, connection: HTTPConnection) -> None:
+        """Drop a connection whose exchange went wrong."""
+        connection.abort()
+        self._discard(connection)
+
+    async def close(self) -> None:
+        for connection in list(self._open):
+            connection.close()
+            self._discard(connection)
+        self._idle.clear()
+
+    def _discard(self, connection: HTTPConnection) -> None:
+        connection.close()
+        if connection in self._open:
+            self._open.discard(connection)
+            self._slots.release()
+
+    async def _connect(self) -> HTTPConnection:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(self.connect_timeout):
+            if self.proxy is None or self.absolute_form:
+                host, port = (self.host, self.port) if self.proxy is None else _address(self.proxy)
+                _, connection = await loop.create_connection(
+                    HTTPConnection,
+                    host,
+                    port,
+                    ssl=self.ssl_context,
+                    server_hostname=self.server_hostname if self.ssl_context is not None else None,
+                )
+                return connection
+            return await self._tunnel(loop)
+
+    async def _tunnel(self, loop: asyncio.AbstractEventLoop) -> HTTPConnection:
+        """TLS to the server inside a CONNECT tunnel through the proxy."""
+        assert self.proxy is not None and self.ssl_context is not None
+        transport, handshake = await loop.create_connection(_TunnelHandshake, *_address(self.proxy))
+        try:
+            authority = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+            lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}"]
+            credentials = proxy_authorization(self.proxy)
+            if credentials:
+                lines.append(f"Proxy-Authorization: {credentials}")
+            transport.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+            status_line = await handshake.status_line
+            parts = status_line.split(" ", 2)
+            if len(parts) < 2 or not parts[1].isdigit() or not 200 <= int(parts[1]) < 300:
+                raise ProxyError(f"proxy {self.proxy.host} refused CONNECT {authority}: {status_line!r}")
+            tls = await loop.start_tls(transport, handshake, self.ssl_context, server_hostname=self.server_hostname)
+            if tls is None:
+                raise ProxyError("TLS through the proxy tunnel could not start")
+        except BaseException:
+            transport.close()
+            raise
+        connection = HTTPConnection()
+        tls.set_protocol(connection)
+        connection.connection_made(tls)
+        return connection
+
+
+class _TunnelHandshake(asyncio.Protocol):
+    """Reads the proxy's answer to CONNECT (its status line; the tunnel carries no other bytes before TLS)."""
+
+    def __init__(self) -> None:
+        self.status_line: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._received = b""
+
+    def data_received(self, data: bytes) -> None:
+        self._received += data
+        if b"\r\n\r\n" in self._received and not self.status_line.done():
+            self.status_line.set_result(self._received.split(b"\r\n", 1)[0].decode("latin-1"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.status_line.done():
+            self.status_line.set_exception(ConnectionError("the proxy closed the connection during CONNECT"))
+
+
+def proxy_authorization(proxy: URL) -> str | None:
+    """`Basic` credentials from a proxy URL's user information, as Go's transport sends them."""
+    if proxy.raw_user is None:
+        return None
+    user = unquote(proxy.raw_user)
+    password = unquote(proxy.raw_password or "")
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+def _address(url: URL) -> tuple[str, int]:
+    assert url.host is not None
+    return url.host, url.port or 80
