@@ -31,17 +31,29 @@ MAX_MESSAGE_EXPRESSION_BYTES: Final = 5 * 1024
 _IDENT_OLD_SELF: Final = re.compile(r"(?<![A-Za-z0-9_.])oldSelf\b")
 _METADATA_FIELDS_IN_CEL: Final = ("name", "generateName")
 
-_celpy: Any
-_ct: Any
-_CELParseError: Any
-try:  # cel-python is a declared dependency; degrade to "no CEL" rather than crash without it.
-    import celpy as _celpy
-    from celpy import celtypes as _ct
-    from celpy.celparser import CELParseError as _CELParseError
-except ImportError:  # pragma: no cover - exercised only in stripped-down installs
-    _celpy = None
-    _ct = None
-    _CELParseError = Exception
+# cel-python and what it imports (lark, pendulum) take about a tenth of a second to import, which schemas
+# without rules, and every process that never checks one, need not pay: loaded on the first rule.
+_celpy: Any = None
+_ct: Any = None
+_CELParseError: Any = Exception
+_load_tried = False
+
+
+def _engine_loaded() -> bool:
+    """Import cel-python on first use; False when it is not installed."""
+    global _celpy, _ct, _CELParseError, _load_tried
+    if _load_tried:
+        return _celpy is not None
+    _load_tried = True
+    try:  # cel-python is a declared dependency; degrade to "no CEL" rather than crash without it.
+        import celpy
+        from celpy import celtypes
+        from celpy.celparser import CELParseError
+    except ImportError:  # pragma: no cover - exercised only in stripped-down installs
+        return False
+    logging.getLogger("celpy.Transpiler").addFilter(_drop_transpiler_internal_errors)
+    _celpy, _ct, _CELParseError = celpy, celtypes, CELParseError
+    return True
 
 
 def _drop_transpiler_internal_errors(record: logging.LogRecord) -> bool:
@@ -50,12 +62,9 @@ def _drop_transpiler_internal_errors(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith("Internal error")
 
 
-logging.getLogger("celpy.Transpiler").addFilter(_drop_transpiler_internal_errors)
-
-
 def available() -> bool:
-    """Whether CEL rules can be parsed and evaluated in this installation."""
-    return _celpy is not None
+    """Whether CEL rules can be parsed and evaluated in this installation (loads cel-python)."""
+    return _engine_loaded()
 
 
 def code_outside_strings(expression: str) -> str:
@@ -102,7 +111,7 @@ def parse_error(expression: str) -> str | None:
     Kubernetes' optional syntax is accepted by rewriting it before parsing (celpy's grammar
     does not know it). None is also returned when celpy is unavailable.
     """
-    if _celpy is None:
+    if not _engine_loaded():
         return None
     try:
         _celpy.Environment().compile(_without_optional_syntax(expression))
@@ -116,7 +125,7 @@ def parse_error(expression: str) -> str | None:
 @lru_cache(maxsize=2048)
 def parse_tree(expression: str) -> Any:
     """celpy's Lark tree of ``expression`` (optional syntax rewritten), or None."""
-    if _celpy is None:
+    if not _engine_loaded():
         return None
     try:
         return _celpy.Environment().compile(_without_optional_syntax(expression))
@@ -131,7 +140,7 @@ def _program(expression: str) -> Any:
     celpy's CompiledRunner (transpiled to Python) evaluates about four times faster than the
     tree interpreter, which matters because the test API server runs rules on every write.
     """
-    if _celpy is None:
+    if not _engine_loaded():
         return None
     for runner in (getattr(_celpy, "CompiledRunner", None), _celpy.InterpretedRunner):
         if runner is None:
@@ -147,7 +156,8 @@ def _program(expression: str) -> Any:
 def to_cel(value: Any, schema: Any, resource_root: bool = False) -> Any:
     """Typed CEL value as Kubernetes builds it: ``number`` is double, ``byte`` strings are bytes,
     and a resource root only exposes apiVersion, kind, metadata.name/generateName."""
-    assert _ct is not None
+    if _ct is None and not _engine_loaded():
+        raise RuntimeError("CEL values need cel-python, which is not installed")
     node = schema if isinstance(schema, dict) else {}
     if value is None:
         return None
@@ -274,7 +284,7 @@ def _error_path(path: str, rule: dict[str, Any], schema: dict[str, Any]) -> str:
 
 def evaluate_rules(value: Any, schema: dict[str, Any], path: str, old: Any, resource_root: bool) -> list[FieldError]:
     """Errors from the ``x-kubernetes-validations`` of one schema node for ``value``."""
-    if _celpy is None:
+    if not _engine_loaded():
         return []
     errors: list[FieldError] = []
     schema_type = schema.get("type") or ""
