@@ -200,8 +200,8 @@ class Informer:
                 self._dispatch_update(old, obj)
 
     def apply_event(self, event: WatchEvent[RawObject]) -> None:
-        obj = self.prepare(event.object)
-        key = object_key(obj)
+        key = object_key(event.object)
+        obj = self.prepare(event.object, self.store.get_by_key(key) if event.type is EventType.MODIFIED else None)
         if event.type is EventType.DELETED:
             if self.store.pop(key) is not None:
                 self._dispatch_delete(obj)
@@ -212,11 +212,12 @@ class Informer:
         elif resource_version(old) != event.resource_version or not event.resource_version:
             self._dispatch_update(old, obj)
 
-    def prepare(self, obj: RawObject) -> RawObject:
-        """The cached form of an object: after `transform`, with shared strings."""
+    def prepare(self, obj: RawObject, previous: RawObject | None = None) -> RawObject:
+        """The cached form of an object: after `transform`, with shared strings (and the unchanged parts of
+        `previous`, the cached version it replaces)."""
         if self.transform is not None:
             obj = self.transform(obj)
-        return obj if self._intern is None else self._intern(obj)
+        return obj if self._intern is None else self._intern(obj, previous)
 
     # dispatch
 

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+import orjson
+
 RawObject = dict[str, Any]
 IndexFunc = Callable[[RawObject], Iterable[str]]
 
@@ -55,8 +57,31 @@ class StringInterner:
         self.max_value_length = max_value_length
         self._values: dict[str, str] = {}
 
-    def __call__(self, obj: RawObject) -> RawObject:
-        result: RawObject = self._walk(obj)
+    def __call__(self, obj: RawObject, previous: RawObject | None = None) -> RawObject:
+        """`obj` with shared strings; parts equal to the same part of `previous` (the cached version it
+        replaces) are that part itself: a status update then walks only the status and the metadata fields
+        that changed, and the rest of the object is compared (in C) rather than rebuilt."""
+        if previous is None:
+            result: RawObject = self._walk(obj)
+        else:
+            result = self._walk_dict_like(obj, previous)
+        return result
+
+    def _walk_dict_like(self, value: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+        intern = sys.intern
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            before = previous.get(key)
+            if before is not None and type(before) is type(item):
+                if _identical(before, item):
+                    item = before
+                elif type(item) is dict:
+                    item = self._walk_dict_like(item, before)
+                else:
+                    item = self._walk(item)
+            else:
+                item = self._walk(item)
+            result[intern(key)] = item
         return result
 
     def _walk(self, value: Any) -> Any:
@@ -113,6 +138,17 @@ class StringInterner:
             values.clear()
         values[value] = value
         return value
+
+
+def _identical(cached: Any, fresh: Any) -> bool:
+    """Equal, and equal as JSON too: Python's `==` makes `1`, `1.0` and `True` equal, which a cache must not
+    (a field turning from `1` into `true` is a change). Both checks run in C; the second only after the first."""
+    if cached != fresh:
+        return False
+    try:
+        return bool(orjson.dumps(cached) == orjson.dumps(fresh))
+    except TypeError:  # not JSON (a transform's own types): not shared
+        return False
 
 
 def strip_managed_fields(obj: RawObject) -> RawObject:

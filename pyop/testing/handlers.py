@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 from aiohttp import web
 
+from pyop.client.jsoncodec import decode_json
 from pyop.testing.errors import ApiError, bad_request
 from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
 from pyop.testing.resources import ResourceType
@@ -35,7 +35,7 @@ async def read_json(request: web.BaseRequest) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw)
+        return decode_json(raw)
     except ValueError as error:
         raise bad_request(f"the request body is not valid JSON: {error}") from None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from informer_helpers import GROUP, WIDGETS, Recorder, body, converged, eventually, fast_backoff, make_informer
+from informer_helpers import GROUP, WIDGETS, Recorder, body, converged, eventually, fast_backoff, make_informer, rv
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyop.api import GroupVersion, Resource
@@ -245,3 +245,20 @@ def test_string_interner_shares_equal_strings_and_stays_bounded() -> None:
     for i in range(10):
         interner({"v": f"value-{i}"})
     assert len(interner._values) <= 3
+
+
+async def test_an_update_event_keeps_the_unchanged_parts_of_the_cached_object(dynamic: DynamicClient) -> None:
+    informer = make_informer(dynamic)
+    recorder = Recorder()
+    informer.add_event_handler(recorder)
+    async with informer:
+        created = await dynamic.create(WIDGETS, body("shared", size=1))
+        await eventually(lambda: informer.store.get("shared", "default") is not None)
+        before = informer.store.get("shared", "default")
+        assert before is not None
+        await dynamic.patch(WIDGETS, "shared", {"metadata": {"labels": {"new": "label"}}}, "default")
+        await eventually(lambda: rv(informer.store.get("shared", "default") or created) != rv(created))
+        after = informer.store.get("shared", "default")
+    assert after is not None and after["metadata"]["labels"] == {"new": "label"}
+    assert after["spec"] is before["spec"]
+    assert recorder.events[-1] == ("update", "default/shared") and recorder.problems == []
