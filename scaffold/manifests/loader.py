@@ -7,6 +7,7 @@ projects with the same package name can be generated in one process (the test su
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import sys
@@ -14,7 +15,9 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic.alias_generators import to_camel
 
 from scaffold.manifests.crd.schema import class_docs, package_markers
 from scaffold.manifests.errors import ManifestError, MarkerError
@@ -84,7 +87,8 @@ def _cyclic_collection_paused() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _deferred_validators() -> Iterator[None]:
-    """While the project is imported for generation, its models skip building their pydantic validators.
+    """While the project is imported for generation, its models skip building their pydantic validators (and
+    compute their camelCase aliases once per field name).
 
     Building validators is most of the cost of importing a model class, and generating manifests needs only the
     fields (`model_fields`), which pydantic collects either way (`defer_build`). A new class takes the config of
@@ -94,17 +98,28 @@ def _deferred_validators() -> Iterator[None]:
     from pyop.api import KubeModel
 
     bases: list[type[BaseModel]] = [KubeModel, *_pyop_subclasses(KubeModel)]
-    saved = [cls.model_config.get("defer_build", _UNSET) for cls in bases]
+    saved = [{name: cls.model_config.get(name, _UNSET) for name in ("defer_build", "alias_generator")} for cls in bases]
     for cls in bases:
-        cls.model_config["defer_build"] = True
+        config: dict[str, Any] = cls.model_config  # type: ignore[assignment]  # a TypedDict, written by key
+        config["defer_build"] = True
+        if config.get("alias_generator") is to_camel:
+            config["alias_generator"] = _memoized_to_camel
     try:
         yield
     finally:
-        for cls, value in zip(bases, saved, strict=True):
-            if value is _UNSET:
-                cls.model_config.pop("defer_build", None)
-            else:
-                cls.model_config["defer_build"] = value  # type: ignore[typeddict-item]  # restoring what was there
+        for cls, values in zip(bases, saved, strict=True):
+            config = cls.model_config  # type: ignore[assignment]
+            for name, value in values.items():
+                if value is _UNSET:
+                    config.pop(name, None)
+                else:
+                    config[name] = value
+
+
+# pydantic calls a model's alias generator once per field of every class, and the same field names come back in
+# kind after kind (name, replicas, conditions...): pyop's camelCase aliases computed once per name while a project
+# is imported (to_camel is a pure function of the name, so the aliases are the same).
+_memoized_to_camel = functools.lru_cache(maxsize=4096)(to_camel)
 
 
 def _pyop_subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:

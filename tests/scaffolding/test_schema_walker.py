@@ -500,3 +500,30 @@ def test_models_referring_to_later_models_while_validators_are_deferred(load_mod
     from pyop.api import KubeModel
 
     assert "defer_build" not in KubeModel.model_config  # restored
+
+
+def test_camel_case_aliases_while_validators_are_deferred(load_module) -> None:  # type: ignore[no-untyped-def]
+    from pydantic.alias_generators import to_camel
+
+    from pyop.api import KubeModel, Resource
+    from scaffold.manifests.loader import _deferred_validators
+
+    source = """
+        class Spec(KubeModel):
+            max_unavailable_pods: int = 1
+            url_path: str | None = None
+            x: int = 0
+        """
+    with _deferred_validators():
+        deferred = load_module(source).Spec
+    built = load_module(source).Spec
+    assert {name: info.alias for name, info in deferred.model_fields.items()} == {
+        "max_unavailable_pods": "maxUnavailablePods",
+        "url_path": "urlPath",
+        "x": "x",
+    }
+    assert {name: info.alias for name, info in built.model_fields.items()} == {
+        name: info.alias for name, info in deferred.model_fields.items()
+    }
+    assert KubeModel.model_config["alias_generator"] is to_camel  # restored
+    assert Resource.model_config["alias_generator"] is to_camel
