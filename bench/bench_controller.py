@@ -19,7 +19,7 @@ posts none in this job) and logging is quiet; its per-object progress annotation
 The pyop controller filters updates with `GenerationChanged()`, as Kubebuilder controllers that write their own
 status usually do, so its own status writes do not wake it again (kopf's creation handler likewise runs once).
 
-    python bench/bench_controller.py               # 2,000 objects, both operators, 64 pyop workers
+    python bench/bench_controller.py               # 2,000 objects, both operators, 64 pyop workers, 3 runs
     python bench/bench_controller.py --objects 500 --workers 8 --only pyop
 
 pyop's workers (`max_concurrent_reconciles`) are the user's knob; a burst of 2,000 objects whose reconciles
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -308,7 +309,35 @@ def warm_bytecode() -> None:
     subprocess.run([sys.executable, "-c", imports], env=env, check=True)
 
 
-async def drive(objects: int, workers: int, contenders: list[str]) -> None:
+async def drive(objects: int, workers: int, contenders: list[str], runs: int) -> None:
+    print(f"{objects} Widgets per operator on one pyop.testing server; pyop workers: {workers}; {runs} run(s)")
+    print(
+        f"{'run':<4} {'operator':<8} {'converge s':>10} {'1st req s':>9} {'cpu s':>6} {'requests':>9} "
+        f"{'req/object':>10} {'reconciles':>10} {'req/reconcile':>13} {'peak MB':>8} {'server cpu s':>12}"
+    )
+    runs_results = [await one_run(objects, workers, contenders, run) for run in range(1, runs + 1)]
+    for contender in contenders:
+        top = ", ".join(f"{key}: {count}" for key, count in runs_results[-1][contender]["by_verb"].most_common(5))
+        print(f"  {contender} requests: {top}")
+    if "pyop" in contenders and "kopf" in contenders:
+        ratios = [_ratios(results["pyop"], results["kopf"]) for results in runs_results]
+        for run, ratio in enumerate(ratios, 1):
+            print(
+                f"run {run} kopf/pyop: converge time x{ratio['converge']:.2f}, after the first request "
+                f"x{ratio['after_start']:.2f}, peak memory x{ratio['memory']:.2f}, CPU x{ratio['cpu']:.2f}, "
+                f"requests x{ratio['requests']:.2f}"
+            )
+        median = {key: statistics.median(ratio[key] for ratio in ratios) for key in ratios[0]}
+        print(
+            f"median over {runs} run(s), kopf/pyop: converge time x{median['converge']:.2f} (target >= 5), "
+            f"after the first request x{median['after_start']:.2f}, "
+            f"peak memory x{median['memory']:.2f} (target >= 1), CPU x{median['cpu']:.2f}, "
+            f"requests x{median['requests']:.2f}"
+        )
+
+
+async def one_run(objects: int, workers: int, contenders: list[str], run: int) -> dict[str, dict[str, Any]]:
+    """Both operators on a fresh server holding `objects` new Widgets for each."""
     from pyop.client import APIResource, Client, ClientConfig
     from pyop.testing import TestAPIServer
 
@@ -328,11 +357,6 @@ async def drive(objects: int, workers: int, contenders: list[str]) -> None:
                             "spec": {"size": index % 7, "image": "registry.example/widget:1.0"},
                         },
                     )
-        print(f"{objects} Widgets per operator on one pyop.testing server; pyop workers: {workers}")
-        print(
-            f"{'operator':<8} {'converge s':>10} {'1st req s':>9} {'cpu s':>6} {'requests':>9} {'req/object':>10} "
-            f"{'reconciles':>10} {'req/reconcile':>13} {'peak MB':>8} {'server cpu s':>12}"
-        )
         results = {}
         for contender in contenders:
             with tempfile.TemporaryDirectory() as scratch:
@@ -340,23 +364,23 @@ async def drive(objects: int, workers: int, contenders: list[str]) -> None:
             results[contender] = result
             per_reconcile = result["requests"] / result["reconciles"] if result["reconciles"] else float("nan")
             print(
-                f"{contender:<8} {result['seconds']:>10.2f} {result['startup']:>9.2f} {result['cpu']:>6.2f} "
+                f"{run:<4} {contender:<8} {result['seconds']:>10.2f} {result['startup']:>9.2f} {result['cpu']:>6.2f} "
                 f"{result['requests']:>9} {result['requests'] / objects:>10.2f} {result['reconciles']:>10} "
                 f"{per_reconcile:>13.2f} "
-                f"{result['peak_mb']:>8.1f} {result['server_cpu']:>12.2f}"
+                f"{result['peak_mb']:>8.1f} {result['server_cpu']:>12.2f}",
+                flush=True,
             )
-        for contender in contenders:
-            top = ", ".join(f"{key}: {count}" for key, count in results[contender]["by_verb"].most_common(5))
-            print(f"  {contender} requests: {top}")
-        if "pyop" in results and "kopf" in results:
-            pyop, kopf = results["pyop"], results["kopf"]
-            after_start = (kopf["seconds"] - kopf["startup"]) / (pyop["seconds"] - pyop["startup"])
-            print(
-                f"kopf/pyop: converge time x{kopf['seconds'] / pyop['seconds']:.2f} (target >= 5), "
-                f"after the first request x{after_start:.2f}, "
-                f"peak memory x{kopf['peak_mb'] / pyop['peak_mb']:.2f} (target >= 1), "
-                f"CPU x{kopf['cpu'] / pyop['cpu']:.2f}, requests x{kopf['requests'] / pyop['requests']:.2f}"
-            )
+        return results
+
+
+def _ratios(pyop: dict[str, Any], kopf: dict[str, Any]) -> dict[str, float]:
+    return {
+        "converge": kopf["seconds"] / pyop["seconds"],
+        "after_start": (kopf["seconds"] - kopf["startup"]) / (pyop["seconds"] - pyop["startup"]),
+        "memory": kopf["peak_mb"] / pyop["peak_mb"],
+        "cpu": kopf["cpu"] / pyop["cpu"],
+        "requests": kopf["requests"] / pyop["requests"],
+    }
 
 
 def main() -> None:
@@ -365,6 +389,7 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=64, help="pyop max_concurrent_reconciles")
     parser.add_argument("--only", choices=("pyop", "kopf"), help="run one operator only")
+    parser.add_argument("--runs", type=int, default=3, help="runs, each on a fresh server; ratios' median printed")
     parser.add_argument("--role", choices=("pyop",), help=argparse.SUPPRESS)
     parser.add_argument("--namespace", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -378,7 +403,7 @@ def main() -> None:
             warm_bytecode()
             # The server gets the fast loop too: the operators are measured here, and a kube-apiserver (Go) is
             # far faster than this Python one, so its speed should limit neither of them.
-            run(drive(args.objects, args.workers, contenders))
+            run(drive(args.objects, args.workers, contenders, args.runs))
 
 
 if __name__ == "__main__":
