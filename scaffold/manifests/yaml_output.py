@@ -269,7 +269,9 @@ def _remember(blob: bytes, text: str | None, *, first_sighting: bool) -> None:
 
 def dump_documents(documents: list[Any], header: str = "") -> str:
     """Each document after `---`, as controller-gen writes them."""
-    text = _dump(documents, header, reuse=True)
+    text = _TextWriter.dump(documents, header)
+    if text is None:
+        text = _dump(documents, header, reuse=True)
     if text is None:
         text = _dump(documents, header, reuse=False)
         assert text is not None  # nothing to splice, nothing to miss
@@ -287,3 +289,265 @@ def _dump(documents: list[Any], header: str, *, reuse: bool) -> str | None:
         writer.emit(yaml.DocumentEndEvent(explicit=False))
     writer.emit(yaml.StreamEndEvent())
     return writer.text()
+
+
+# -- block layout written directly ------------------------------------------------------------------------------------
+
+# A scalar's text as a block mapping value or sequence item: (the text after `key: ` or `- `, then the lines of a
+# literal block as written under a key at column 0, or None), or None where the layout could depend on the place
+# (a line that could fold at the width, a `|+` block, an unusual line break). Strings by value, other scalars by
+# type and value (`1`, `1.0` and `True` apart, `0.0` and `-0.0` too); a key's text only where it is a simple key.
+_Rendered = tuple[str, str | None]
+_STR_TEXTS: dict[str, _Rendered | None] = {}
+_OTHER_TEXTS: dict[tuple[type, Any], _Rendered | None] = {}
+_KEY_TEXTS: dict[str, str | None] = {}
+_MAX_RENDERED_TEXT: Final = 2048  # at most this long and at most _MAX_INDENT in: no line comes near the width
+_MAX_INDENT: Final = 1024
+
+
+class _TextWriter:
+    """Writes a stream's block layout itself and has libyaml render each distinct scalar, once per process.
+
+    Feeding libyaml an event per scalar and collection was most of the cost of writing manifests, and the layout
+    of block collections is simple: `key:` and the value per line, nested mappings two columns in, sequences
+    under a key at the key's column, `{}` and `[]` for empty collections, a mapping in a sequence starting on the
+    `- ` line. What libyaml decides is each scalar's text (plain or quoted, escapes, literal blocks), which does
+    not depend on where the scalar sits as long as no line comes near the width and no scalar keeps trailing
+    breaks (`|+`); a literal block's lines move with the key's column, as reused texts do. The rest (documents
+    that are not mappings, keys that are not short strings, a collection right inside a sequence, a literal block
+    as a sequence item, other data types) is left to the event writer: `dump` returns None.
+    """
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.holes: list[tuple[int, Any, int, bool]] = []  # (index in out, scalar, key column, after a key)
+
+    @classmethod
+    def dump(cls, documents: list[Any], header: str) -> str | None:
+        if len(_STR_TEXTS) + len(_OTHER_TEXTS) > _MAX_SHARED_EVENTS:  # between streams: no hole awaits a text
+            _STR_TEXTS.clear()
+            _OTHER_TEXTS.clear()
+            _KEY_TEXTS.clear()
+        writer = cls()
+        writer.out.append(header)
+        for document in documents:
+            if type(document) is not dict or not document:
+                return None
+            writer.out.append("---\n")
+            if not writer.mapping(document, 0, "", True):
+                return None
+        if not writer.fill_holes():
+            return None
+        return "".join(writer.out)
+
+    def mapping(self, value: dict[Any, Any], column: int, prefix: str, reuse: bool) -> bool:
+        """Write a non-empty mapping with its keys at `column`, the first line starting with `prefix`."""
+        if column > _MAX_INDENT:
+            return False
+        out = self.out
+        pad = " " * column
+        for key, item in sorted(value.items()):
+            key_text = _KEY_TEXTS.get(key) if type(key) is str else None
+            if key_text is None:
+                key_text = _key_text(key, value)
+                if key_text is None:
+                    return False
+            kind = type(item)
+            if kind is str:
+                rendered = _STR_TEXTS.get(item)
+                if rendered is not None and rendered[1] is None:
+                    out.append(f"{prefix}{key_text}: {rendered[0]}\n")
+                    prefix = pad
+                    continue
+            if kind is dict or kind is list:
+                if not item:
+                    out.append(f"{prefix}{key_text}: {{}}\n" if kind is dict else f"{prefix}{key_text}: []\n")
+                    prefix = pad
+                    continue
+                out.append(f"{prefix}{key_text}:\n")
+                prefix = pad
+                large = reuse
+                if reuse:
+                    text, large = _reusable_text(item, key)
+                    if text is not None:
+                        out.append(_shifted(text, column if kind is list else column + 2))
+                        continue
+                if kind is dict:
+                    if not self.mapping(item, column + 2, pad + "  ", large):
+                        return False
+                elif not self.sequence(item, column, large):
+                    return False
+                continue
+            out.append(f"{prefix}{key_text}:")
+            prefix = pad
+            if not self.scalar(item, column, True):
+                return False
+        return True
+
+    def sequence(self, value: list[Any], column: int, reuse: bool) -> bool:
+        out = self.out
+        dash = " " * column + "- "
+        for item in value:
+            kind = type(item)
+            if kind is dict:
+                if not item:
+                    out.append(dash + "{}\n")
+                elif not self.mapping(item, column + 2, dash, reuse):
+                    return False
+            elif kind is list:
+                if item:
+                    return False  # a sequence right inside a sequence (`- - x`): left to the event writer
+                out.append(dash + "[]\n")
+            else:
+                out.append(dash[:-1])
+                if not self.scalar(item, column, False):
+                    return False
+        return True
+
+    def scalar(self, value: Any, column: int, after_key: bool) -> bool:
+        """Write ` <text>` and its line break (and a literal block's lines) for a scalar, now or once rendered."""
+        kind = type(value)
+        if kind is str:
+            rendered = _STR_TEXTS.get(value, _PENDING)
+        elif kind is int or kind is bool or kind is float or value is None:
+            rendered = _OTHER_TEXTS.get(_other_key(value), _PENDING)
+        else:
+            return False
+        if rendered is _PENDING:
+            self.holes.append((len(self.out), value, column, after_key))
+            self.out.append("")
+            return True
+        text = _placed(rendered, column, after_key)  # type: ignore[arg-type]
+        self.out.append(text or "")
+        return text is not None
+
+    def fill_holes(self) -> bool:
+        if not self.holes:
+            return True
+        _render([value for _, value, _, _ in self.holes])
+        for at, value, column, after_key in self.holes:
+            rendered = _STR_TEXTS[value] if type(value) is str else _OTHER_TEXTS[_other_key(value)]
+            text = _placed(rendered, column, after_key)
+            if text is None:
+                return False
+            self.out[at] = text
+        return True
+
+
+_PENDING: Final[Any] = object()
+
+
+def _placed(rendered: _Rendered | None, column: int, after_key: bool) -> str | None:
+    if rendered is None:
+        return None
+    line, block = rendered
+    if block is None:
+        return f" {line}\n"
+    if not after_key:
+        return None  # a literal block as a sequence item
+    shifted = _shifted(block, column)
+    if block.startswith("\n"):
+        shifted = shifted[column:]  # an empty first line stays empty, as the others do
+    return f" {line}\n{shifted}"
+
+
+def _key_text(key: Any, mapping: dict[Any, Any]) -> str | None:
+    """The text of a mapping key where libyaml writes it as a simple key (`key:`, not `? key`), the same single
+    line as a value (the mapping's other new keys are rendered with it)."""
+    if type(key) is not str:
+        return None
+    if key not in _KEY_TEXTS:
+        new_keys = [name for name in mapping if type(name) is str and name not in _KEY_TEXTS]
+        _render([name for name in new_keys if _simple_key(name)])
+        for name in new_keys:
+            rendered = _STR_TEXTS.get(name) if _simple_key(name) else None
+            _KEY_TEXTS[name] = rendered[0] if rendered is not None and rendered[1] is None else None
+    return _KEY_TEXTS[key]
+
+
+def _simple_key(key: str) -> bool:
+    """libyaml's test, on the safe side: not empty, no line break, at most 128 bytes (and _MAX_SIMPLE_KEY)."""
+    return (
+        0 < len(key) <= _MAX_SIMPLE_KEY
+        and len(key.encode("utf-8", "surrogatepass")) <= 128
+        and not any(mark in key for mark in _KEY_LINE_BREAKS)
+    )
+
+
+_KEY_LINE_BREAKS: Final = ("\n", *_OTHER_LINE_BREAKS)
+
+
+def _other_key(value: Any) -> tuple[type, Any]:
+    kind = type(value)
+    return (kind, repr(value)) if kind is float else (kind, value)
+
+
+def _render(values: list[Any]) -> None:
+    """Render the scalars not rendered yet with libyaml, all in one document (a `k<n>: <value>` entry each)."""
+    pending: dict[Any, Any] = {}
+    for value in values:
+        if type(value) is str:
+            if value not in _STR_TEXTS:
+                pending[value] = value
+        elif (key := _other_key(value)) not in _OTHER_TEXTS:
+            pending[key] = value
+    if not pending:
+        return
+    texts = _rendered_texts([_event_of(value) for value in pending.values()])
+    for (key, value), rendered in zip(pending.items(), texts, strict=True):
+        if type(value) is str:
+            _STR_TEXTS[value] = rendered
+        else:
+            _OTHER_TEXTS[key] = rendered
+
+
+def _event_of(value: Any) -> Any:
+    """The scalar event `_Writer.value` emits for `value`."""
+    kind = type(value)
+    if kind is str:
+        return _STR_EVENTS.get(value) or _str_event(value)
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is int:
+        return _scalar_event(_INT, str(value), None)
+    if value is None:
+        return _NULL_EVENT
+    node = _new_dumper(io.StringIO()).represent_data(value)  # floats: the library's own representation
+    return _scalar_event(node.tag, node.value, node.style)
+
+
+def _rendered_texts(events: list[Any]) -> list[_Rendered | None]:
+    """What libyaml writes for each scalar event as the value of a key at column 0."""
+    stream = io.StringIO()
+    dumper = _new_dumper(stream)
+    emit = dumper.emit
+    emit(yaml.StreamStartEvent())
+    emit(yaml.DocumentStartEvent(explicit=False))
+    emit(_MAPPING_START)
+    for number, event in enumerate(events):
+        emit(yaml.ScalarEvent(None, _STR, (True, False), f"k{number}"))
+        emit(event)
+    emit(_MAPPING_END)
+    emit(yaml.DocumentEndEvent(explicit=False))
+    emit(yaml.StreamEndEvent())
+    text = stream.getvalue()
+    unknown: list[_Rendered | None] = [None] * len(events)
+    if text.endswith("...\n") or any(mark in text for mark in _OTHER_LINE_BREAKS):
+        return unknown  # an open end or an unusual line break: all left to the event writer
+    # Every entry starts a line with its key; the lines of a value spread over several are indented or empty.
+    entries = text[:-1].split("\nk")
+    if len(entries) != len(events):
+        return unknown
+    results: list[_Rendered | None] = []
+    for number, entry in enumerate(entries):
+        start = f"{number}: " if number else "k0: "
+        if not entry.startswith(start):
+            return unknown
+        line, _, block = entry[len(start) :].partition("\n")
+        if not block:
+            results.append((line, None) if len(line) <= _MAX_RENDERED_TEXT else None)
+        elif line.startswith("|") and not line.endswith("+"):
+            results.append((line, block + "\n"))
+        else:
+            results.append(None)  # a quoted or plain scalar broken over lines
+    return results
