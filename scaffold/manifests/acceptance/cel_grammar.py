@@ -53,6 +53,13 @@ def load_cel_parser() -> None:
 
 
 def _cache_file() -> Path | None:
+    directory = cache_directory()
+    return None if directory is None else directory / _CACHE_FILE_NAME
+
+
+def cache_directory() -> Path | None:
+    """pyop's cache directory of the user, made if missing; None unless it is the user's own and closed to
+    others' writes."""
     try:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         directory = Path(base) / "pyop"
@@ -63,4 +70,4 @@ def _cache_file() -> Path | None:
     getuid = getattr(os, "getuid", None)
     if getuid is None or info.st_uid != getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return None  # another user could plant a pickle there
-    return directory / _CACHE_FILE_NAME
+    return directory

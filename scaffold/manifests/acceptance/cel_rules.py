@@ -16,7 +16,9 @@ from typing import Any, Final
 
 from pyop.schema import cel, fieldpath
 from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
+from scaffold.manifests.acceptance import cel_summary
 from scaffold.manifests.acceptance.cel_grammar import load_cel_parser
+from scaffold.manifests.acceptance.cel_summary import Summary, SummaryCache
 from scaffold.manifests.acceptance.memo import SchemaMemo
 
 SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
@@ -141,21 +143,21 @@ class Placement:
 
 
 def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> list[FieldError]:
-    """Errors the API server's CEL compilation would report for this node's rules."""
+    """Errors the API server's CEL compilation would report for this node's rules (none without cel-python)."""
     errors: list[FieldError] = []
-    if not cel.available():
-        return errors
-    load_cel_parser()
     for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
         rule_path = index(child(path, "x-kubernetes-validations"), position)
         expression = (rule.get("rule") or "").strip()
         if not expression:
             continue
-        problem = _compile_problem(expression, node, placement.resource_root)
+        summary = _summary(expression)
+        if summary is None:
+            return []  # no CEL support installed: no rule is checked
+        problem = _compile_problem(summary, node, placement.resource_root)
         if problem is not None:
             errors.append(invalid(child(rule_path, "rule"), rule, f"compilation failed: {problem}"))
             continue
-        transition = "oldSelf" in _free_identifiers(cel.parse_tree(expression))
+        transition = any(name == "oldSelf" for name, _, _ in summary.free_identifiers)
         if transition and placement.uncorrelatable_within is not None:
             detail = (
                 "oldSelf cannot be used on the uncorrelatable portion of the schema within "
@@ -167,8 +169,9 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
                 invalid(child(rule_path, "optionalOldSelf"), True, "may not be set if oldSelf is not used in rule")
             )
         message_expression = (rule.get("messageExpression") or "").strip()
-        if message_expression:
-            problem = _compile_problem(message_expression, node, placement.resource_root)
+        message_summary = _summary(message_expression) if message_expression else None
+        if message_summary is not None:
+            problem = _compile_problem(message_summary, node, placement.resource_root)
             if problem is not None:
                 errors.append(
                     invalid(
@@ -178,21 +181,55 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
     return errors
 
 
-def _compile_problem(expression: str, node: dict[str, Any], resource_root: bool) -> str | None:
-    syntax = cel.parse_error(expression)
-    if syntax is not None:
-        first_line = syntax.splitlines()[0] if syntax else "syntax error"
+def _compile_problem(summary: Summary, node: dict[str, Any], resource_root: bool) -> str | None:
+    if summary.syntax_error is not None:
+        first_line = summary.syntax_error.splitlines()[0] if summary.syntax_error else "syntax error"
         return f"ERROR: <input>: {first_line}"
-    tree = cel.parse_tree(expression)
-    if tree is None:
+    if not summary.parsed:
         return None
-    for name, line, column in _free_identifier_tokens(tree):
+    for name, line, column in summary.free_identifiers:
         if name not in _KNOWN_GLOBALS:
             return f"ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')"
-    bad_has = _invalid_has_argument(tree)
-    if bad_has is not None:
-        return bad_has
-    return _undefined_field(tree, node, resource_root)
+    if summary.bad_has is not None:
+        return summary.bad_has
+    return _undefined_field(summary, node, resource_root)
+
+
+# -- parses, summarised once per expression (and kept across runs) ------------------------------------------------
+
+_summaries: SummaryCache | None = None
+
+
+class _NoCel(Exception):
+    """cel-python is not installed (or does not import): CEL rules are not checked."""
+
+
+def _summary(expression: str) -> Summary | None:
+    """What the checks need from parsing `expression`; None without cel-python. Parses (loading cel-python and
+    its parser) only for an expression neither this process nor the on-disk cache has seen."""
+    global _summaries
+    if _summaries is None:
+        state = cel_summary.code_state([__file__, cel_summary.__file__, cel.__file__])
+        _summaries = SummaryCache(cel_summary.cache_file() if state is not None else None, state or [])
+    try:
+        return _summaries.get(expression, _summarize)
+    except _NoCel:
+        return None
+
+
+def _summarize(expression: str) -> Summary:
+    if not cel.available():
+        raise _NoCel
+    load_cel_parser()
+    syntax = cel.parse_error(expression)
+    if syntax is not None:
+        return Summary(syntax, False, (), None, ())
+    tree = cel.parse_tree(expression)
+    if tree is None:
+        return Summary(None, False, (), None, ())
+    return Summary(
+        None, True, tuple(_free_identifier_tokens(tree)), _invalid_has_argument(tree), tuple(_field_chains(tree))
+    )
 
 
 def _invalid_has_argument(tree: Any) -> str | None:
@@ -250,10 +287,6 @@ def _free_identifier_tokens(tree: Any, bound: frozenset[str] = frozenset()) -> l
     found: list[tuple[str, int, int]] = []
     _collect_free(tree, bound, found)
     return found
-
-
-def _free_identifiers(tree: Any) -> set[str]:
-    return {name for name, _, _ in _free_identifier_tokens(tree)} if tree is not None else set()
 
 
 def _collect_free(tree: Any, bound: frozenset[str], found: list[tuple[str, int, int]]) -> None:
@@ -337,13 +370,23 @@ def _cel_fields(node: dict[str, Any], resource_root: bool) -> dict[str, Any] | N
     return fields
 
 
-def _undefined_field(tree: Any, node: dict[str, Any], resource_root: bool) -> str | None:
+def _field_chains(tree: Any) -> list[tuple[tuple[str, ...], int, int]]:
+    """Every `self.a.b` / `oldSelf.a` chain, top-down, with the line and column of its last name."""
+    chains: list[tuple[tuple[str, ...], int, int]] = []
     for sub in tree.iter_subtrees_topdown():
         if sub.data != "member_dot":
             continue
         chain = _member_chain(sub)
         if not chain or chain[0] not in ("self", "oldSelf"):
             continue
+        tokens = _tokens_of(sub)
+        token = tokens[-1] if tokens else None
+        chains.append((tuple(chain), getattr(token, "line", 1), getattr(token, "column", 1) - 1))
+    return chains
+
+
+def _undefined_field(summary: Summary, node: dict[str, Any], resource_root: bool) -> str | None:
+    for chain, line, column in summary.field_chains:
         current: Any = node
         is_root = resource_root
         for name in chain[1:]:
@@ -351,10 +394,6 @@ def _undefined_field(tree: Any, node: dict[str, Any], resource_root: bool) -> st
             if fields is None:
                 break
             if name not in fields:
-                tokens = _tokens_of(sub)
-                token = tokens[-1] if tokens else None
-                line = getattr(token, "line", 1)
-                column = getattr(token, "column", 1) - 1
                 return f"ERROR: <input>:{line}:{column}: undefined field '{name}'"
             current = fields[name]
             is_root = False
