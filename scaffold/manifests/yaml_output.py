@@ -233,16 +233,14 @@ def _reusable_text(value: dict[Any, Any] | list[Any], key: str) -> tuple[str | N
 
 
 def _document_text(value: Any) -> str | None:
-    text = _TextWriter.document_text(value)
-    if text is None:
-        stream = io.StringIO()
-        writer = _Writer(stream)
-        writer.emit(yaml.StreamStartEvent())
-        writer.emit(yaml.DocumentStartEvent(explicit=False))
-        writer.value(value, True)
-        writer.emit(yaml.DocumentEndEvent(explicit=False))
-        writer.emit(yaml.StreamEndEvent())
-        text = writer.text()
+    stream = io.StringIO()
+    writer = _Writer(stream)
+    writer.emit(yaml.StreamStartEvent())
+    writer.emit(yaml.DocumentStartEvent(explicit=False))
+    writer.value(value, True)
+    writer.emit(yaml.DocumentEndEvent(explicit=False))
+    writer.emit(yaml.StreamEndEvent())
+    text = writer.text()
     if (
         text is None
         or text.startswith("---")
@@ -339,16 +337,6 @@ class _TextWriter:
             if not writer.mapping(document, 0, "", True):
                 return None
         if not writer.fill_holes():
-            return None
-        return "".join(writer.out)
-
-    @classmethod
-    def document_text(cls, value: dict[Any, Any] | list[Any]) -> str | None:
-        """The text of a non-empty mapping or sequence as a document of its own (no `---`), as the event writer
-        writes it; None where that is left to the event writer."""
-        writer = cls()
-        done = writer.mapping(value, 0, "", True) if isinstance(value, dict) else writer.sequence(value, 0, True)
-        if not done or not writer.fill_holes():
             return None
         return "".join(writer.out)
 

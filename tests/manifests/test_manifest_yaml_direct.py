@@ -9,13 +9,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scaffold.manifests import yaml_output
 from scaffold.manifests.builtin import builtin_schema
-from scaffold.manifests.yaml_output import _Dumper, _TextWriter, dump_documents
+from scaffold.manifests.yaml_output import _TextWriter, dump_documents
 
 TEXTS = [
     "", "plain", "true", "yes", "~", "null", "1", "0x1F", "1e3", ".5", "2001-12-14", "12:30", " leading", "trailing ",
@@ -71,18 +70,6 @@ def test_direct_text_is_the_event_writers_or_nothing(docs: list[Any]) -> None:
         direct = _TextWriter.dump(docs, "# header\n")
         assert direct is None or direct == _events_text(docs, "# header\n")
         assert dump_documents(docs, "# header\n") == _events_text(docs, "# header\n")
-
-
-@pytest.mark.usefixtures("fresh_caches")
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(value=st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1)))
-def test_a_value_as_a_document_of_its_own(value: Any) -> None:
-    """The text a repeated value is reused from: the value's document, without `---`."""
-    direct = _TextWriter.document_text(value)
-    reference = yaml.dump(
-        value, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=4096, allow_unicode=True
-    )
-    assert direct is None or direct == reference
 
 
 @pytest.mark.usefixtures("fresh_caches")
