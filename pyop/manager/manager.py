@@ -36,6 +36,7 @@ from pyop.controller.reconcile import ReconcileFunc, Reconciler, Request
 from pyop.informers import Informer, Lister, SharedInformerFactory, strip_managed_fields
 from pyop.leaderelection import LeaderElector, LeaseLock, default_identity
 from pyop.log import configure_logging
+from pyop.manager.certwatcher import CertWatcher
 from pyop.manager.listen import HTTPServer, parse_bind_address
 from pyop.manager.options import ManagerOptions
 from pyop.manager.probes import Check, HealthProbes
@@ -98,6 +99,7 @@ class Manager:
         """Set when this replica leads (at once without leader election); controllers start then."""
         self.probe_server: HTTPServer | None = None
         self.metrics_server: HTTPServer | None = None
+        self.metrics_cert_watcher: CertWatcher | None = None
 
     # wiring (before run)
 
@@ -316,8 +318,14 @@ class Manager:
             ssl_context = None
             auth = None
             if options.metrics_secure:
-                ssl_context = server_ssl_context(*self._metrics_certificate())
+                certificate, key = self._metrics_certificate()
+                ssl_context = server_ssl_context(certificate, key)
                 auth = KubernetesAuth(self.client.dynamic)
+                if options.metrics_cert_path:  # renewed in place by cert-manager: served from the files as they are
+                    self.metrics_cert_watcher = CertWatcher(
+                        ssl_context, certificate, key, interval=options.metrics_cert_watch_interval
+                    )
+                    self._spawn(self.metrics_cert_watcher.run(), "metrics certificate watcher")
                 if options.enable_http2:
                     log.info("HTTP/2 was asked for, but the metrics server speaks HTTP/1.1 only")
             self.metrics_server = HTTPServer(

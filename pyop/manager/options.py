@@ -41,6 +41,7 @@ class ManagerOptions:
     metrics_cert_path: str = ""
     metrics_cert_name: str = "tls.crt"
     metrics_key_name: str = "tls.key"
+    metrics_cert_watch_interval: float = 10.0  # seconds between checks of a metrics_cert_path pair for renewal
     enable_http2: bool = False
     metrics_registry: CollectorRegistry | None = None
 
