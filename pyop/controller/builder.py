@@ -68,6 +68,7 @@ class ControllerHost(Protocol):
         max_concurrent_reconciles: int | None,
         rate_limiter: RateLimiter[Request] | None,
         cache_sync_timeout: float | None,
+        reconciliation_timeout: float | None,
     ) -> Controller: ...
 
     def add_controller(self, controller: Controller) -> None: ...
@@ -87,6 +88,7 @@ class Builder:
         self._max_concurrent_reconciles: int | None = None
         self._rate_limiter: RateLimiter[Request] | None = None
         self._cache_sync_timeout: float | None = None
+        self._reconciliation_timeout: float | None = None
         self._completed = False
 
     def owns(self, target: Target, *, predicates: Sequence[Predicate] = (), only_controller: bool = True) -> Builder:
@@ -125,14 +127,18 @@ class Builder:
         max_concurrent_reconciles: int | None = None,
         rate_limiter: RateLimiter[Request] | None = None,
         cache_sync_timeout: float | None = None,
+        reconciliation_timeout: float | None = None,
     ) -> Builder:
-        """Worker count (default 1, as controller-runtime), a rate limiter for failures, cache sync timeout."""
+        """Worker count (default 1, as controller-runtime), a rate limiter for failures, cache sync timeout,
+        and the seconds after which a running reconcile is cancelled (default: the manager's, none unless set)."""
         if max_concurrent_reconciles is not None:
             self._max_concurrent_reconciles = max_concurrent_reconciles
         if rate_limiter is not None:
             self._rate_limiter = rate_limiter
         if cache_sync_timeout is not None:
             self._cache_sync_timeout = cache_sync_timeout
+        if reconciliation_timeout is not None:
+            self._reconciliation_timeout = reconciliation_timeout
         return self
 
     def build(self, reconciler: Reconciler | ReconcileFunc) -> Controller:
@@ -148,6 +154,7 @@ class Builder:
             max_concurrent_reconciles=self._max_concurrent_reconciles,
             rate_limiter=self._rate_limiter,
             cache_sync_timeout=self._cache_sync_timeout,
+            reconciliation_timeout=self._reconciliation_timeout,
         )
         primary = Source(self.resource, EnqueueRequestForObject(), self._global_predicates + self._for_predicates)
         controller.watch(self._host.informer(self._for_target), primary)

@@ -8,7 +8,9 @@ controller-runtime's `internal/controller` semantics, kept on purpose because op
   (5 ms, 10 ms, 20 ms, ... up to 1000 s, and 10 qps overall), and no exception ever ends a worker;
 * success `forget`s the object's failure history; `Result(requeue_after=...)` looks again after a fixed delay;
   `Result(requeue=True)` after the backoff; `TerminalError` is logged and counted but not retried;
-* every log line written during a reconcile carries controller, namespace, name and reconcile id.
+* every log line written during a reconcile carries controller, namespace, name and reconcile id;
+* with a `reconciliation_timeout`, a reconcile still running after it is cancelled and counts as a failure
+  (`controller_runtime_reconcile_timeouts_total`), so one hung object cannot hold a worker for ever.
 """
 
 from __future__ import annotations
@@ -67,14 +69,18 @@ class Controller:
         group: str = "",
         kind: str = "",
         cache_sync_timeout: float = 120.0,
+        reconciliation_timeout: float | None = None,
     ) -> None:
         if max_concurrent_reconciles < 1:
             raise ValueError(f"max_concurrent_reconciles must be at least 1, got {max_concurrent_reconciles}")
+        if reconciliation_timeout is not None and reconciliation_timeout <= 0:
+            raise ValueError(f"reconciliation_timeout must be positive seconds or None, got {reconciliation_timeout}")
         self.name = name
         self.reconciler = reconciler
         self._reconcile = reconciler.reconcile if isinstance(reconciler, Reconciler) else reconciler
         self.max_concurrent_reconciles = max_concurrent_reconciles
         self.cache_sync_timeout = cache_sync_timeout
+        self.reconciliation_timeout = reconciliation_timeout
         self.queue: RateLimitingQueue[Request] = RateLimitingQueue(
             rate_limiter, name=name, clock=clock, metrics_provider=queue_metrics_provider
         )
@@ -192,11 +198,20 @@ class Controller:
         if metrics is not None:
             metrics.active_workers.inc()
         started = time.perf_counter()
+        deadline = asyncio.timeout(self.reconciliation_timeout) if self.reconciliation_timeout else None
         try:
-            result = await self._reconcile(request)
+            if deadline is None:
+                result = await self._reconcile(request)
+            else:
+                async with deadline:
+                    result = await self._reconcile(request)
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            if deadline is not None and deadline.expired():
+                if metrics is not None:
+                    metrics.timeouts.inc()
+                log.error("Reconcile timed out", extra={"timeout": self.reconciliation_timeout})
             if _is_terminal(error):
                 if metrics is not None:
                     metrics.terminal_errors.inc()

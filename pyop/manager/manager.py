@@ -124,6 +124,7 @@ class Manager:
         max_concurrent_reconciles: int | None = None,
         rate_limiter: RateLimiter[Request] | None = None,
         cache_sync_timeout: float | None = None,
+        reconciliation_timeout: float | None = None,
     ) -> Controller:
         """A controller bound to this manager's metrics (called by the builder)."""
         if any(controller.name == name for controller in self.controllers):
@@ -141,6 +142,7 @@ class Manager:
             group=resource.group,
             kind=resource.kind,
             cache_sync_timeout=cache_sync_timeout or self.options.cache_sync_timeout,
+            reconciliation_timeout=reconciliation_timeout or self.options.reconciliation_timeout,
         )
 
     def add_controller(self, controller: Controller) -> None:

@@ -63,6 +63,9 @@ class ManagerOptions:
     cache_sync_timeout: float = 120.0
     handle_signals: bool = True
     max_concurrent_reconciles: int = 1
+    # Seconds after which a running reconcile is cancelled and retried with backoff (None: never, as
+    # controller-runtime's default); a controller's `with_options(reconciliation_timeout=...)` overrides it.
+    reconciliation_timeout: float | None = None
 
     # Logging: None leaves logging as the program set it up (tests); "console" or "json" configures it.
     log_format: LogFormat | None = None

@@ -36,6 +36,7 @@ class _Families:
     reconcile_total: Counter
     reconcile_errors: Counter
     terminal_errors: Counter
+    timeouts: Counter
     reconcile_time: Histogram
     max_concurrent_reconciles: Gauge
     active_workers: Gauge
@@ -63,6 +64,12 @@ def _families_for(registry: CollectorRegistry) -> _Families:
             terminal_errors=Counter(
                 "controller_runtime_terminal_reconcile_errors_total",
                 "Total number of terminal reconciliation errors per controller",
+                ("controller",),
+                registry=registry,
+            ),
+            timeouts=Counter(
+                "controller_runtime_reconcile_timeouts_total",
+                "Total number of reconciliation timeouts per controller",
                 ("controller",),
                 registry=registry,
             ),
@@ -101,6 +108,7 @@ class ControllerMetrics:
         "_results",
         "errors",
         "terminal_errors",
+        "timeouts",
         "reconcile_time",
         "active_workers",
         "max_concurrent_reconciles",
@@ -111,6 +119,7 @@ class ControllerMetrics:
         self._results = {result: families.reconcile_total.labels(controller, result) for result in ReconcileResult.ALL}
         self.errors = families.reconcile_errors.labels(controller)
         self.terminal_errors = families.terminal_errors.labels(controller)
+        self.timeouts = families.timeouts.labels(controller)
         self.reconcile_time = families.reconcile_time.labels(controller)
         self.active_workers = families.active_workers.labels(controller)
         self.max_concurrent_reconciles = families.max_concurrent_reconciles.labels(controller)

@@ -44,7 +44,9 @@ class Recorder:
 async def make_controller() -> AsyncIterator[Callable[..., Awaitable[tuple[Controller, FakeClock, MetricsRegistry]]]]:
     controllers: list[Controller] = []
 
-    async def make(reconciler: Recorder, workers: int = 1) -> tuple[Controller, FakeClock, MetricsRegistry]:
+    async def make(
+        reconciler: Recorder, workers: int = 1, reconciliation_timeout: float | None = None
+    ) -> tuple[Controller, FakeClock, MetricsRegistry]:
         clock = FakeClock()
         registry = MetricsRegistry(process_metrics=False)
         controller = Controller(
@@ -53,6 +55,7 @@ async def make_controller() -> AsyncIterator[Callable[..., Awaitable[tuple[Contr
             max_concurrent_reconciles=workers,
             clock=clock,
             metrics=registry.controller_metrics("widgets", workers),
+            reconciliation_timeout=reconciliation_timeout,
         )
         await controller.start()
         controllers.append(controller)
@@ -277,3 +280,48 @@ async def test_plain_async_functions_are_reconcilers() -> None:
 def test_invalid_worker_count_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         Controller("zero", Recorder(), max_concurrent_reconciles=0)
+
+
+async def test_a_reconcile_running_past_the_timeout_is_cancelled_and_retried_with_backoff(make_controller) -> None:  # type: ignore[no-untyped-def]
+    never = asyncio.Event()
+    cancelled: list[Request] = []
+
+    async def script(request: Request, call: int) -> Result | None:
+        if request == A and call == 1:
+            try:
+                await never.wait()  # hangs, as a call without its own timeout can
+            except asyncio.CancelledError:
+                cancelled.append(request)
+                raise
+        return None
+
+    reconciler = Recorder(script)
+    controller, clock, registry = await make_controller(reconciler, reconciliation_timeout=0.05)
+    controller.queue.add(A)
+    controller.queue.add(B)
+    await eventually(lambda: reconciler.count(B) == 1)  # the one worker was freed for B
+    assert cancelled == [A]
+    assert registry.value("controller_runtime_reconcile_timeouts_total", {"controller": "widgets"}) == 1
+    assert registry.value("controller_runtime_reconcile_errors_total", {"controller": "widgets"}) == 1
+    assert controller.queue.num_requeues(A) == 1  # a failure: back after the rate limiter's first delay
+    clock.step(0.005)
+    await eventually(lambda: reconciler.count(A) == 2)
+    await eventually(lambda: reconcile_total(registry, "success") == 2)
+    assert registry.value("controller_runtime_reconcile_timeouts_total", {"controller": "widgets"}) == 1
+
+
+async def test_a_timeout_the_reconciler_raises_itself_is_an_error_but_not_a_reconcile_timeout(make_controller) -> None:  # type: ignore[no-untyped-def]
+    async def script(request: Request, call: int) -> Result:
+        raise TimeoutError("the cloud API did not answer")
+
+    reconciler = Recorder(script)
+    controller, clock, registry = await make_controller(reconciler, reconciliation_timeout=30)
+    controller.queue.add(A)
+    await eventually(lambda: reconcile_total(registry, "error") == 1)
+    assert registry.value("controller_runtime_reconcile_timeouts_total", {"controller": "widgets"}) == 0
+    assert controller.queue.num_requeues(A) == 1
+
+
+def test_a_reconciliation_timeout_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="reconciliation_timeout must be positive seconds or None, got 0"):
+        Controller("widgets", Recorder(), reconciliation_timeout=0)

@@ -213,3 +213,13 @@ def test_generated_main_reads_watch_namespace(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(SystemExit, match="WATCH_NAMESPACE must be set"):
         scope["build_manager"](args)  # type: ignore[operator]
     assert os.environ.get("WATCH_NAMESPACE") is None
+
+
+async def test_the_reconciliation_timeout_comes_from_the_manager_unless_a_controller_sets_its_own(
+    server: TestAPIServer,
+) -> None:
+    manager = manager_for(server, reconciliation_timeout=90.0)
+    default = manager.controller_for(Widget).complete(Counting())
+    own = manager.controller_for(Widget).named("quick").with_options(reconciliation_timeout=5).complete(Counting())
+    assert (default.reconciliation_timeout, own.reconciliation_timeout) == (90.0, 5)
+    assert manager_for(server).controller_for(Widget).complete(Counting()).reconciliation_timeout is None
