@@ -1,4 +1,5 @@
-"""`pyop make manifests`: CRDs and RBAC roles from the project's models and markers (controller-gen's job)."""
+"""`pyop make manifests`: CRDs, RBAC roles and webhook configurations from the project's models and markers
+(controller-gen's job)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from scaffold.render.changeset import ChangeSet
 
 CRD_DIR = "config/crd/bases"
 ROLE_FILE = "config/rbac/role.yaml"
+WEBHOOK_FILE = "config/webhook/manifests.yaml"
 CRD_KUSTOMIZATION = "config/crd/kustomization.yaml"
 
 
@@ -38,6 +40,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     from scaffold.manifests.loader import imported_project, load_kinds
     from scaffold.manifests.rbac import build_roles, collect_rbac_markers
     from scaffold.manifests.samples import check_samples
+    from scaffold.manifests.webhooks import build_webhook_configurations, collect_webhook_markers
     from scaffold.manifests.yaml_output import dump_documents
 
     root = root.resolve()
@@ -54,6 +57,9 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         kinds = load_kinds(root, project.package)
         crds = build_crds(kinds, builder, CRDOptions(generator_version=__version__, max_description_length=max_desc))
         roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))
+        # No webhook markers, no file: a project without webhooks has no config/webhook (and a hand-written
+        # manifests.yaml is not pyop's to remove).
+        webhooks = build_webhook_configurations(collect_webhook_markers(root, project.package))
     _accept(crd.obj for crd in crds)
     notes: list[str] = []
     if options.check_samples:
@@ -66,6 +72,8 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     for crd in crds:
         changes.update_file(f"{CRD_DIR}/{crd.file_name}", dump_documents([crd.obj], header))
     changes.update_file(ROLE_FILE, dump_documents(roles, header))
+    if webhooks:
+        changes.update_file(WEBHOOK_FILE, dump_documents(webhooks, header))
     kustomization = changes.read_text(CRD_KUSTOMIZATION)
     if kustomization is not None and crds:
         entries = [f"bases/{crd.file_name}" for crd in crds]

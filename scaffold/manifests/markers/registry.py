@@ -520,7 +520,8 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef(
         "kubebuilder:webhook",
         _M,
-        "An admission webhook served by the manager.",
+        "An admission webhook in config/webhook/manifests.yaml: exactly one of path (served by the manager "
+        "behind serviceName/serviceNamespace/servicePort) or url; patch is a JSON strategic merge patch of the entry.",
         repeatable=True,
         args=(
             Arg("mutating", ArgType.BOOL),
@@ -547,9 +548,9 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef(
         "kubebuilder:webhookconfiguration",
         _M,
-        "Names the Mutating/ValidatingWebhookConfiguration object.",
+        "Names the Mutating/ValidatingWebhookConfiguration object (one per kind; without name, the default).",
         repeatable=True,
-        args=(Arg("mutating", ArgType.BOOL), Arg("name", _S)),
+        args=(Arg("mutating", ArgType.BOOL), Arg("name", _S, True)),
     ),
 )
 
