@@ -2,7 +2,8 @@
 
 controller-runtime's `manager.Manager`. `run()` goes through these steps:
 
-1. load the configuration (kubeconfig or in-cluster) and start the probe and metrics servers;
+1. load the configuration (kubeconfig or in-cluster) and start the probe and metrics servers, and the webhook
+   server when webhooks are registered (on every replica: the API server calls any of them);
 2. start the shared informers on every replica, leader or not, so a new leader starts with warm caches;
    `/readyz` reports `cache-sync` failed until they have all listed;
 3. with leader election, wait for the Lease; then start the controllers (each waits for its caches) while
@@ -21,7 +22,7 @@ import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -43,6 +44,10 @@ from pyop.manager.probes import Check, HealthProbes
 from pyop.manager.signals import install_signal_handlers
 from pyop.metrics import MetricsRegistry
 from pyop.workqueue import RateLimiter
+
+if TYPE_CHECKING:
+    from pyop.webhook.builder import WebhookBuilder
+    from pyop.webhook.server import WebhookServer
 
 __all__ = ["LeaderElectionLost", "Manager"]
 
@@ -100,6 +105,8 @@ class Manager:
         self.probe_server: HTTPServer | None = None
         self.metrics_server: HTTPServer | None = None
         self.metrics_cert_watcher: CertWatcher | None = None
+        self.webhook_server: WebhookServer | None = None
+        """Created by the first `webhook_for(...).complete()`; started by `run()` on every replica."""
 
     # wiring (before run)
 
@@ -114,6 +121,32 @@ class Manager:
     def controller_for(self, target: Target, *, predicates: Sequence[Predicate] = ()) -> Builder:
         """Start building a controller whose primary kind is `target`; finish with `.complete(reconciler)`."""
         return Builder(self, target, predicates=predicates)
+
+    def webhook_for(self, model: type[M]) -> WebhookBuilder[M]:
+        """Start registering `model`'s defaulting, validation or conversion webhooks; finish with `.complete()`."""
+        from pyop.webhook.builder import WebhookBuilder
+
+        return WebhookBuilder(self, model)
+
+    def get_webhook_server(self) -> WebhookServer:
+        """The webhook server (made on first use, with the `webhook` readiness check: false until it listens)."""
+        if self.webhook_server is None:
+            if self._running:
+                raise RuntimeError("register webhooks before the manager runs")
+            from pyop.webhook.server import WebhookServer
+
+            options = self.options
+            server = WebhookServer(
+                host=options.webhook_host,
+                port=options.webhook_port,
+                cert_dir=options.webhook_cert_path,
+                cert_name=options.webhook_cert_name,
+                key_name=options.webhook_key_name,
+                cert_watch_interval=options.webhook_cert_watch_interval,
+            )
+            self.webhook_server = server
+            self.probes.add_readyz_check("webhook", lambda: server.started)
+        return self.webhook_server
 
     def new_controller(
         self,
@@ -338,6 +371,16 @@ class Manager:
             log.info(
                 "starting metrics server", extra={"addr": self.metrics_server.url, "secure": options.metrics_secure}
             )
+        await self._start_webhook_server()
+
+    async def _start_webhook_server(self) -> None:
+        server = self.webhook_server
+        if server is None or not server.endpoints:
+            return
+        await server.start()
+        assert server.cert_watcher is not None
+        self._spawn(server.cert_watcher.run(), "webhook certificate watcher")
+        log.info("starting webhook server", extra={"addr": server.url, "paths": sorted(server.endpoints)})
 
     def _metrics_certificate(self) -> tuple[Path, Path]:
         options = self.options
@@ -384,6 +427,8 @@ class Manager:
         for server in self._servers:
             await server.stop()
         self._servers.clear()
+        if self.webhook_server is not None:
+            await self.webhook_server.stop()
         await self.client.close()
         if self._certificate_dir is not None:
             shutil.rmtree(self._certificate_dir, ignore_errors=True)

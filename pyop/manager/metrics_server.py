@@ -8,14 +8,12 @@ Kubebuilder's default since the HTTP/2 Rapid Reset CVEs; aiohttp speaks HTTP/1.1
 
 from __future__ import annotations
 
-import ssl
-from pathlib import Path
-
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from pyop.manager.metrics_auth import KubernetesAuth
+from pyop.manager.tls import server_ssl_context
 
 __all__ = ["metrics_app", "server_ssl_context"]
 
@@ -31,12 +29,3 @@ def metrics_app(registry: CollectorRegistry, auth: KubernetesAuth | None = None)
     app = web.Application(middlewares=[auth.middleware] if auth is not None else [])
     app.router.add_get("/metrics", handle)
     return app
-
-
-def server_ssl_context(certificate: Path, key: Path) -> ssl.SSLContext:
-    """TLS 1.2+ server context whose ALPN offers http/1.1 only (the server cannot speak h2)."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(certificate, key)
-    context.set_alpn_protocols(["http/1.1"])
-    return context

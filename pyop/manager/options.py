@@ -45,6 +45,15 @@ class ManagerOptions:
     enable_http2: bool = False
     metrics_registry: CollectorRegistry | None = None
 
+    # Webhooks (served only when some are registered, on every replica): HTTPS on webhook_host:webhook_port with
+    # the pair in webhook_cert_path (controller-runtime's /tmp/k8s-webhook-server/serving-certs when empty).
+    webhook_port: int = 9443
+    webhook_host: str = ""
+    webhook_cert_path: str = ""
+    webhook_cert_name: str = "tls.crt"
+    webhook_key_name: str = "tls.key"
+    webhook_cert_watch_interval: float = 10.0  # seconds between checks of the webhook pair for renewal
+
     # Probes: "0" switches /healthz and /readyz off; Kubebuilder's flag default is ":8081".
     health_probe_bind_address: str = "0"
 
