@@ -1,7 +1,9 @@
 """Deterministic YAML for generated manifests: sorted keys, block style, multi-line strings as literal blocks.
 
 Keys are sorted everywhere, which is also the order controller-gen's output has, so diffs against Kubebuilder
-projects stay small and the same models always give byte-identical files.
+projects stay small and the same models always give byte-identical files. A string that would read back as
+another type when written plain (`""`, `"true"`, `"1"`) is double-quoted, as controller-gen's YAML library
+(go-yaml) quotes it, so that a core API group is `- ""` in both tools' output.
 
 PyYAML's representer and serializer (pure Python, generic, alias-tracking, a resolver call per scalar) cost five
 times what libyaml's emitter does on a large CRD; manifests are plain JSON-like data, so `_Writer` turns it into
@@ -38,7 +40,13 @@ class _Dumper(_BaseDumper):  # type: ignore[valid-type,misc]
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:  # type: ignore[name-defined]
     if "\n" in value:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=_quoting(value))
+
+
+def _quoting(text: str) -> str | None:
+    """go-yaml's choice: double quotes where the plain text would read as another type; otherwise the emitter
+    decides (plain, or single quotes where YAML syntax forbids plain)."""
+    return '"' if _plain_tag(text) in _GO_YAML_TYPED else None
 
 
 _Dumper.add_representer(str, _str)
@@ -50,6 +58,11 @@ _NULL = "tag:yaml.org,2002:null"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _RESOLVER = yaml.resolver.Resolver()
+# The types go-yaml also reads plain text as (not PyYAML's `!`/`&`/`*` and `=` tags: go-yaml reads those as
+# strings and its emitter single-quotes `*x` for syntax, as PyYAML's does).
+_GO_YAML_TYPED: Final = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "timestamp", "merge")
+)
 _WIDTH: Final = 4096
 
 # Reuse: values smaller than this (marshalled) are cheaper to write than to look up; lines longer than this could
@@ -78,6 +91,8 @@ def _plain_tag(text: str) -> str:
 
 
 def _scalar_event(tag: str, text: str, style: str | None) -> Any:
+    if style is None and tag == _STR:
+        style = _quoting(text)
     return yaml.ScalarEvent(None, tag, (tag == _plain_tag(text), tag == _STR), text, style=style)
 
 
