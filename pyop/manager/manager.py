@@ -378,6 +378,8 @@ class Manager:
         if server is None or not server.endpoints:
             return
         await server.start()
+        if self.options.enable_http2:
+            log.info("HTTP/2 was asked for, but the webhook server speaks HTTP/1.1 only")
         assert server.cert_watcher is not None
         self._spawn(server.cert_watcher.run(), "webhook certificate watcher")
         log.info("starting webhook server", extra={"addr": server.url, "paths": sorted(server.endpoints)})

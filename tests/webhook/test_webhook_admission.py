@@ -82,6 +82,22 @@ async def test_a_defaulter_that_changes_nothing_sends_no_patch(hooks: Hooks) -> 
     assert hooks.defaulter.calls == 1
 
 
+@pytest.mark.parametrize(
+    ("annotation", "status"),
+    [
+        ("refuse", {"code": 403, "reason": "Forbidden", "message": "refused while defaulting"}),
+        ("explode", {"code": 500, "message": "'spec'"}),
+    ],
+)
+async def test_a_defaulter_can_deny_and_its_failures_are_internal_errors(
+    hooks: Hooks, annotation: str, status: dict[str, Any]
+) -> None:
+    raw = gadget()
+    raw["metadata"]["annotations"] = {annotation: "1"}
+    response = await hooks.review(MUTATE, admission_review("CREATE", raw))
+    assert response["allowed"] is False and response["status"] == status and "patch" not in response
+
+
 async def test_delete_is_allowed_without_calling_the_defaulter(hooks: Hooks) -> None:
     response = await hooks.review(MUTATE, admission_review("DELETE", None, gadget()))
     assert response["allowed"] is True and "patch" not in response

@@ -24,7 +24,7 @@ class Converter:
         self.cert_dir = cert_dir
 
     async def convert(self, desired: str, *objects: dict[str, Any]) -> dict[str, Any]:
-        review = {
+        review: dict[str, Any] = {
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",
             "request": {"uid": str(uuid.uuid4()), "desiredAPIVersion": f"{GROUP}/{desired}", "objects": list(objects)},

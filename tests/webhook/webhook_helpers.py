@@ -79,13 +79,18 @@ class GadgetV1beta1(Resource, group_version=GroupVersion(GROUP, "v1beta1"), kind
 
 
 class GadgetDefaulter:
-    """Defaults size and image, labels the object, and names unnamed ports."""
+    """Defaults size and image, labels the object, and gives ports without one a port number; the annotation
+    `refuse` makes it deny, `explode` makes it fail as a bug would."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     async def default(self, obj: Gadget) -> None:
         self.calls += 1
+        if (obj.metadata.annotations or {}).get("refuse"):
+            raise AdmissionDenied("refused while defaulting")
+        if (obj.metadata.annotations or {}).get("explode"):
+            raise KeyError("spec")
         if obj.spec.size is None:
             obj.spec.size = 1
         if obj.spec.image is None:
