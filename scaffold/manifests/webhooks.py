@@ -35,8 +35,9 @@ DEFAULT_SERVICE = ("webhook-service", "system")
 # controller-gen's case-insensitive spellings -> the API's values. Keys are lower case.
 FAILURE_POLICIES = {"fail": "Fail", "ignore": "Ignore"}
 MATCH_POLICIES = {"exact": "Exact", "equivalent": "Equivalent"}
-SIDE_EFFECTS = {"none": "None", "noneondryrun": "NoneOnDryRun", "some": "Some", "unknown": "Unknown"}
-V1_SIDE_EFFECTS = ("None", "NoneOnDryRun")  # admissionregistration/v1 refuses Some and Unknown
+# admissionregistration/v1 refuses Some and Unknown (controller-gen: "should not be set to `Some` or `Unknown`").
+SIDE_EFFECTS = {"none": "None", "noneondryrun": "NoneOnDryRun"}
+V1_SIDE_EFFECTS = tuple(SIDE_EFFECTS.values())
 REINVOCATION_POLICIES = {"never": "Never", "ifneeded": "IfNeeded"}
 OPERATIONS = {"create": "CREATE", "update": "UPDATE", "delete": "DELETE", "connect": "CONNECT", "*": "*"}
 WEBHOOK_VERSIONS = ("v1",)  # controller-tools dropped v1beta1
@@ -309,7 +310,7 @@ def _check_v1(entry: dict[str, Any]) -> None:
 # `patch=`: a strategic merge patch of the entry, as controller-gen applies it (unknown fields are errors, `null`
 # removes a field, lists are replaced except matchConditions, which merge by name).
 
-_STR, _INT, _STRS, _LABELS = "string", "integer", "list of strings", "map of strings"
+_STR, _INT, _STRS, _LABELS = "a string", "an integer", "a list of strings", "a map of strings"
 _SELECTOR: dict[str, Any] = {
     "matchLabels": _LABELS,
     "matchExpressions": [{"key": _STR, "operator": _STR, "values": _STRS}],
@@ -383,7 +384,7 @@ def _check_patch(value: Any, schema: Any, where: str) -> None:
         _LABELS: lambda v: isinstance(v, dict) and all(isinstance(i, str) or i is None for i in v.values()),
     }
     if not checks[schema](value):
-        raise _Invalid(f"{where} must be a {schema}, not {json.dumps(value)}")
+        raise _Invalid(f"{where} must be {schema}, not {json.dumps(value)}")
 
 
 def _merge_map(original: dict[str, Any], patch: dict[str, Any], schema: Any) -> dict[str, Any] | None:
