@@ -1,9 +1,10 @@
 """The fixture project that uses every marker and type: the generated CRDs equal the hand-written goldens.
 
 tests/manifests/fixtures/everything is a small pyop project (PROJECT, package, four API version packages, a skipped
-package, controller and webhook markers, samples). expected/ holds the CRDs and role written by hand from the
-marker semantics. A golden's `{$builtin: <definition>}` node stands for Kubernetes' own schema of that type from
-the pinned source (tested against controller-gen's goldens in tests/manifests/builtin); sibling keys override.
+package, controller and webhook markers, samples). expected/ holds the CRDs, role and webhook manifests written by
+hand from the marker semantics. A golden's `{$builtin: <definition>}` node stands for Kubernetes' own schema of
+that type from the pinned source (tested against controller-gen's goldens in tests/manifests/builtin); sibling keys
+override.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def _header(text: str) -> list[str]:
         ("config/crd/bases/fleet.example.com_ships.yaml", "fleet.example.com_ships.yaml"),
         ("config/crd/bases/fleet.example.com_harbors.yaml", "fleet.example.com_harbors.yaml"),
         ("config/rbac/role.yaml", "role.yaml"),
+        ("config/webhook/manifests.yaml", "manifests.yaml"),
     ],
 )
 def test_generated_manifests_equal_the_hand_written_goldens(generated: Path, written: str, golden: str) -> None:
@@ -62,6 +64,11 @@ def test_generated_manifests_equal_the_hand_written_goldens(generated: Path, wri
     expected = [_expand(document) for document in yaml.load_all(expected_text, Loader=LOADER)]
     actual = list(yaml.load_all(actual_text, Loader=LOADER))
     assert actual == expected
+
+
+def test_the_webhook_manifests_are_byte_for_byte_the_golden(generated: Path) -> None:
+    """No `$builtin` nodes there: the golden is the exact text controller-gen writes for the same markers."""
+    assert (generated / "config/webhook/manifests.yaml").read_text() == (EXPECTED / "manifests.yaml").read_text()
 
 
 def test_only_the_kinds_of_api_packages_become_crds(generated: Path) -> None:
