@@ -111,6 +111,53 @@ def create_api(
     _run(lambda: run_create_api(project_dir, options))
 
 
+@create_app.command("webhook")
+def create_webhook(
+    group: Annotated[str, typer.Option(help="API group of the kind, without the domain (e.g. crew).")],
+    version: Annotated[str, typer.Option(help="API version of the kind; with --conversion, the hub version.")],
+    kind: Annotated[str, typer.Option(help="Kind made by `pyop create api` (e.g. Captain).")],
+    plural: Annotated[str | None, typer.Option(help="Plural resource name (default: the kind's).")] = None,
+    defaulting: Annotated[bool, typer.Option("--defaulting", help="Scaffold a defaulting (mutating) webhook.")] = False,
+    programmatic_validation: Annotated[
+        bool, typer.Option("--programmatic-validation", help="Scaffold a validating webhook.")
+    ] = False,
+    conversion: Annotated[
+        bool, typer.Option("--conversion", help="Scaffold a conversion webhook (--version is the hub).")
+    ] = False,
+    spoke: Annotated[
+        list[str] | None,
+        typer.Option(help="Versions converted to and from the hub, comma-separated (e.g. v2,v3); with --conversion."),
+    ] = None,
+    defaulting_path: Annotated[
+        str | None, typer.Option(help="Custom path of the defaulting webhook (default: /mutate-<group>-<ver>-<kind>).")
+    ] = None,
+    validation_path: Annotated[
+        str | None,
+        typer.Option(help="Custom path of the validating webhook (default: /validate-<group>-<ver>-<kind>)."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Scaffold a webhook that exists again, overwriting its files.")] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Scaffold defaulting, validating or conversion webhooks for a kind, and wire them into config/default."""
+    from scaffold.commands.create_webhook import CreateWebhookOptions
+    from scaffold.commands.create_webhook import create_webhook as run_create_webhook
+
+    options = CreateWebhookOptions(
+        group=group,
+        version=version,
+        kind=kind,
+        plural=plural,
+        defaulting=defaulting,
+        validation=programmatic_validation,
+        conversion=conversion,
+        spokes=tuple(spoke or ()),
+        defaulting_path=defaulting_path,
+        validation_path=validation_path,
+        force=force,
+    )
+    _run(lambda: run_create_webhook(project_dir, options))
+
+
 @make_app.command("manifests")
 def make_manifests(
     check: Annotated[

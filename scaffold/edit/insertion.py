@@ -31,3 +31,26 @@ def _contains(lines: list[str], block: list[str]) -> bool:
     stripped = [line.strip() for line in lines]
     size = len(block)
     return any(stripped[i : i + size] == block for i in range(len(stripped) - size + 1))
+
+
+def has_marker(text: str, marker: str) -> bool:
+    tag = MARKER_PREFIX + marker
+    return any(line.strip().lstrip("#").strip() == tag for line in text.splitlines())
+
+
+def ensure_marker_above(text: str, marker: str, anchor: str, *, source: str) -> str:
+    """Add the insertion point `marker` right above the first line reading `anchor` (stripped), if it is missing.
+
+    For files scaffolded before pyop had that insertion point; the anchor is a line those files are known to have.
+    """
+    if has_marker(text, marker):
+        return text
+    lines = text.splitlines(keepends=True)
+    index = next((i for i, line in enumerate(lines) if line.strip() == anchor), None)
+    if index is None:
+        raise ProjectError(
+            f"cannot add to {source}: it has neither the insertion point '# {MARKER_PREFIX}{marker}' nor the line "
+            f"{anchor!r} to put it above; add that comment where the new code belongs"
+        )
+    indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
+    return "".join([*lines[:index], f"{indent}# {MARKER_PREFIX}{marker}\n", *lines[index:]])

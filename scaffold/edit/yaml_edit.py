@@ -23,7 +23,7 @@ def _yaml() -> Any:
     return yaml
 
 
-def _append_keeping_trailing_comments(seq: Any, value: str) -> None:
+def _append_keeping_trailing_comments(seq: Any, value: Any) -> None:
     """Append to a ruamel sequence so that comment lines after its last item stay after the new last item.
 
     ruamel stores "end-of-line comment of the last item + every comment line below it" as one token on that item.
@@ -50,11 +50,9 @@ def _append_keeping_trailing_comments(seq: Any, value: str) -> None:
     seq.ca.items[last + 1] = [CommentToken(text, CommentMark(0), None), None, None, None]
 
 
-def append_unique(text: str, key: str, values: list[str], *, source: str) -> str:
-    """Return `text` with each of `values` appended to the top-level list `key` unless already there."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+def _load_mapping(yaml: Any, text: str, source: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap
 
-    yaml = _yaml()
     try:
         data = yaml.load(text) if text.strip() else CommentedMap()
     except Exception as exc:  # ruamel raises many parser error types
@@ -63,20 +61,71 @@ def append_unique(text: str, key: str, values: list[str], *, source: str) -> str
         data = CommentedMap()
     if not isinstance(data, dict):
         raise ProjectError(f"cannot edit {source}: expected a mapping at the top level")
+    return data
+
+
+def _list_at(data: Any, key: str, source: str, comment: str | None = None) -> Any:
+    """The top-level list `key`, created (at the end, with `comment` above it) when missing."""
+    from ruamel.yaml.comments import CommentedSeq
+
     seq = data.get(key)
     if seq is None:
         seq = CommentedSeq()
+        separate = len(data) > 0  # a blank line between the new list and what comes before it
         data[key] = seq
+        if comment or separate:
+            before = ("\n" if separate else "") + (comment or "")
+            data.yaml_set_comment_before_after_key(key, before=before)
     if not isinstance(seq, list):
         raise ProjectError(f"cannot edit {source}: {key!r} must be a list")
-    changed = False
+    return seq
+
+
+def _dump(yaml: Any, data: Any) -> str:
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def append_unique(text: str, key: str, values: list[Any], *, source: str, comment: str | None = None) -> str:
+    """Return `text` with each of `values` appended to the top-level list `key` unless an equal item is there.
+
+    Values are strings or plain dicts/lists (a kustomize patch entry); `comment` goes above the first new item.
+    """
+    yaml = _yaml()
+    data = _load_mapping(yaml, text, source)
+    seq = _list_at(data, key, source)
+    added = 0
     for value in values:
         if value in seq:
             continue
         _append_keeping_trailing_comments(seq, value)
-        changed = True
-    if not changed:
-        return text
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue()
+        if comment and not added:
+            seq.yaml_set_comment_before_after_key(len(seq) - 1, before=comment, indent=0)
+        added += 1
+    return _dump(yaml, data) if added else text
+
+
+def merge_replacements(text: str, replacements: list[dict[str, Any]], *, source: str, comment: str) -> str:
+    """Add kustomize `replacements` entries: an entry with the same `source` gains the targets it lacks.
+
+    One replacement per source field keeps the file readable as webhooks (and their target kinds) are added.
+    """
+    yaml = _yaml()
+    data = _load_mapping(yaml, text, source)
+    seq = _list_at(data, "replacements", source, comment)
+    changed = False
+    for replacement in replacements:
+        existing = next((r for r in seq if isinstance(r, dict) and r.get("source") == replacement["source"]), None)
+        if existing is None:
+            _append_keeping_trailing_comments(seq, replacement)
+            changed = True
+            continue
+        targets = existing.get("targets")
+        if not isinstance(targets, list):
+            raise ProjectError(f"cannot edit {source}: the targets of a replacement must be a list")
+        for target in replacement.get("targets", []):
+            if target not in targets:
+                targets.append(target)
+                changed = True
+    return _dump(yaml, data) if changed else text

@@ -109,3 +109,65 @@ class KindLayout:
     @property
     def main_file(self) -> str:
         return f"{self.project.package}/main.py"
+
+    @property
+    def webhook_dir(self) -> str:
+        """Kubebuilder's `internal/webhook/[<group>/]<version>/`, inside the project's package."""
+        parts = [self.project.package, "webhook"]
+        if self.project.multigroup:
+            parts.append(_module_part(self.group))
+        parts.append(_module_part(self.version))
+        return "/".join(parts)
+
+    @property
+    def webhook_file(self) -> str:
+        return f"{self.webhook_dir}/{self.kind_module}_webhook.py"
+
+    @property
+    def webhook_module(self) -> str:
+        return self.webhook_file[: -len(".py")].replace("/", ".")
+
+    @property
+    def webhook_alias(self) -> str:
+        """The name main.py imports the webhook module as; unique across groups and versions."""
+        return f"{_module_part(self.group)}_{self.kind_module}_{_module_part(self.version)}_webhook"
+
+    @property
+    def webhook_test_file(self) -> str:
+        return f"tests/test_{self.webhook_alias}.py"
+
+    @property
+    def webhook_setup_function(self) -> str:
+        return f"setup_{self.kind_module}_webhook"
+
+    @property
+    def dashed_group_path(self) -> str:
+        """`crew.my.domain`, `v1`, `Captain` -> `crew-my-domain-v1-captain`: Kubebuilder's webhook path suffix."""
+        return f"{self.qualified_group.replace('.', '-')}-{self.version}-{self.kind.lower()}"
+
+    @property
+    def defaulting_path(self) -> str:
+        return f"/mutate-{self.dashed_group_path}"
+
+    @property
+    def validation_path(self) -> str:
+        return f"/validate-{self.dashed_group_path}"
+
+    @property
+    def conversion_file(self) -> str:
+        """Where a spoke version's conversion functions live, next to its types (Kubebuilder's <kind>_conversion.go)."""
+        return f"{self.api_dir}/{self.kind_module}_conversion.py"
+
+    @property
+    def conversion_module(self) -> str:
+        return self.conversion_file[: -len(".py")].replace("/", ".")
+
+    @property
+    def crd_name(self) -> str:
+        return f"{self.plural}.{self.qualified_group}"
+
+    @property
+    def conversion_patch_file(self) -> str:
+        """The CRD patch that turns on the conversion webhook (`webhook_in_<group>_<plural>.yaml` with --multigroup)."""
+        name = f"{self.group}_{self.plural}" if self.project.multigroup else self.plural
+        return f"config/crd/patches/webhook_in_{name}.yaml"

@@ -86,3 +86,16 @@ def python_package_name(project_name: str) -> str:
 def snake_case(name: str) -> str:
     """`FirstMate` -> `first_mate`; used for module names of kinds."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+_WEBHOOK_PATH = re.compile(r"^(/[A-Za-z0-9._~-]+)+$")
+
+
+def validate_webhook_path(path: str, flag: str) -> str:
+    """A custom webhook path: the URL path the API server posts AdmissionReviews to on the webhook Service."""
+    if not _WEBHOOK_PATH.match(path) or path == "/convert":
+        raise UsageError(
+            f"invalid {flag} {path!r}: must be a URL path starting with '/' (letters, digits, '-', '_', '.', '~' "
+            "between slashes), other than /convert"
+        )
+    return path

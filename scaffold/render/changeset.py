@@ -66,10 +66,14 @@ class ChangeSet:
     def update_file(self, path: str, content: bytes | str) -> None:
         """Plan an edit of a shared file (made by an insertion or a round-trip YAML edit that keeps the user's work)."""
         data = content.encode("utf-8") if isinstance(content, str) else content
+        previous = self.planned.get(path)
         current = self.read(path)
-        if current is None:
+        action: Action
+        if previous is not None and previous.action in (Action.CREATE, Action.OVERWRITE):
+            action = previous.action  # an edit of a file this very command writes: still a new file
+        elif current is None:
             action = Action.CREATE
-        elif current == data:
+        elif (self.root / path).is_file() and (self.root / path).read_bytes() == data:
             action = Action.UNCHANGED
         else:
             action = Action.UPDATE

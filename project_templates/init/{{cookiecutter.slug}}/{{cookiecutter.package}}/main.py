@@ -55,6 +55,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--log-level", default="info", help="Log level: debug, info, warning, error.")
     parser.add_argument("--kubeconfig", default=None, help="Path to a kubeconfig; in-cluster config otherwise.")
     parser.add_argument("--context", default=None, help="The kubeconfig context to use.")
+    # +kubebuilder:scaffold:flags
     return parser.parse_args(argv)
 
 
@@ -73,6 +74,11 @@ def setup_controllers(manager: Manager) -> None:
     # +kubebuilder:scaffold:builder
 
 
+def setup_webhooks(manager: Manager) -> None:
+    """Register every admission and conversion webhook; ENABLE_WEBHOOKS=false leaves them out (`make run`)."""
+    # +kubebuilder:scaffold:webhooks
+
+
 def build_manager(args: argparse.Namespace) -> Manager:
     options = ManagerOptions(
         metrics_bind_address=args.metrics_bind_address,
@@ -88,11 +94,13 @@ def build_manager(args: argparse.Namespace) -> Manager:
         context=args.context,
         log_format=args.log_format,
         log_level=args.log_level,
+        # +kubebuilder:scaffold:manageroptions
     )
     manager = Manager(options)
     manager.add_healthz_check("healthz", ping)
     manager.add_readyz_check("readyz", ping)
     setup_controllers(manager)
+    setup_webhooks(manager)
     return manager
 
 
