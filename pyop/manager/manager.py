@@ -143,6 +143,7 @@ class Manager:
                 cert_name=options.webhook_cert_name,
                 key_name=options.webhook_key_name,
                 cert_watch_interval=options.webhook_cert_watch_interval,
+                registry=self.metrics.registry,
             )
             self.webhook_server = server
             self.probes.add_readyz_check("webhook", lambda: server.started)

@@ -19,9 +19,11 @@ from pyop.manager.certwatcher import CertWatcher
 from pyop.manager.listen import BindAddress, HTTPServer
 from pyop.webhook.admission import AdmissionHandler, answer_review
 from pyop.webhook.conversion import ConversionWebhook, MalformedReview
+from pyop.webhook.metrics import WebhookMetrics
 
 if TYPE_CHECKING:
     from aiohttp import web
+    from prometheus_client import CollectorRegistry
 
 __all__ = ["CONVERSION_PATH", "DEFAULT_CERT_DIR", "Endpoint", "WebhookServer"]
 
@@ -48,7 +50,9 @@ class WebhookServer:
         cert_name: str = "tls.crt",
         key_name: str = "tls.key",
         cert_watch_interval: float = 10.0,
+        registry: CollectorRegistry | None = None,
     ) -> None:
+        """`registry`: where the `controller_runtime_webhook_*` series go (the manager's; none: not measured)."""
         self.address = BindAddress(host or None, port)
         folder = Path(cert_dir or DEFAULT_CERT_DIR)
         self.certificate = folder / cert_name
@@ -58,6 +62,7 @@ class WebhookServer:
         self.cert_watcher: CertWatcher | None = None
         self.http: HTTPServer | None = None
         self._conversion: ConversionWebhook | None = None
+        self.metrics = WebhookMetrics(registry) if registry is not None else None
 
     # registration
 
@@ -139,6 +144,22 @@ class WebhookServer:
             return web.Response(status=404, text=f"no webhook at {request.path}\n")
         if request.method != "POST":
             return web.Response(status=405, text="webhooks take POST requests\n", headers={"Allow": "POST"})
+        if self.metrics is None:
+            return await self._serve(endpoint, request)
+        response: web.StreamResponse | None = None
+
+        async def serve() -> int:
+            nonlocal response
+            response = await self._serve(endpoint, request)
+            return response.status
+
+        await self.metrics.measure(request.path, serve)
+        assert response is not None
+        return response
+
+    async def _serve(self, endpoint: Endpoint, request: web.Request) -> web.StreamResponse:
+        from aiohttp import web
+
         status, answer = await endpoint(await request.read(), request.content_type)
         if answer is None:
             return web.Response(status=status)

@@ -197,3 +197,14 @@ async def test_unknown_paths_are_404_and_other_methods_405(hooks: Hooks) -> None
     assert status == 404
     status, _ = await post(hooks.manager, VALIDATE, b"", hooks.cert_dir, method="GET")
     assert status == 405
+
+
+async def test_requests_are_counted_and_timed_per_webhook_as_controller_runtime_names_them(hooks: Hooks) -> None:
+    for size in (1, 11):
+        await hooks.review(VALIDATE, admission_review("CREATE", gadget(size=size)))
+    await hooks.review(MUTATE, admission_review("CREATE", gadget()))
+    metrics = hooks.manager.metrics
+    assert metrics.value("controller_runtime_webhook_requests_total", {"webhook": VALIDATE, "code": "200"}) == 2
+    assert metrics.value("controller_runtime_webhook_requests_total", {"webhook": MUTATE, "code": "200"}) == 1
+    assert metrics.value("controller_runtime_webhook_latency_seconds_count", {"webhook": VALIDATE}) == 2
+    assert metrics.value("controller_runtime_webhook_requests_in_flight", {"webhook": VALIDATE}) == 0

@@ -101,6 +101,10 @@ async def test_a_body_that_is_not_a_conversion_review_is_a_400(converter: Conver
     assert status == 400
     status, _ = await post(converter.manager, "/convert", {"kind": "ConversionReview"}, converter.cert_dir)
     assert status == 400
+    counted = converter.manager.metrics.value(
+        "controller_runtime_webhook_requests_total", {"webhook": "/convert", "code": "400"}
+    )
+    assert counted == 2
 
 
 class GadgetV3(Resource, group_version=GroupVersion(GROUP, "v3"), kind="Gadget"):
