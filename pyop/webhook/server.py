@@ -160,7 +160,11 @@ class WebhookServer:
     async def _serve(self, endpoint: Endpoint, request: web.Request) -> web.StreamResponse:
         from aiohttp import web
 
-        status, answer = await endpoint(await request.read(), request.content_type)
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return web.Response(status=413, text=f"request bodies are limited to {MAX_REQUEST_BYTES} bytes\n")
+        status, answer = await endpoint(body, request.content_type)
         if answer is None:
             return web.Response(status=status)
         return web.Response(status=status, body=json.dumps(answer).encode(), content_type="application/json")

@@ -208,3 +208,15 @@ async def test_requests_are_counted_and_timed_per_webhook_as_controller_runtime_
     assert metrics.value("controller_runtime_webhook_requests_total", {"webhook": MUTATE, "code": "200"}) == 1
     assert metrics.value("controller_runtime_webhook_latency_seconds_count", {"webhook": VALIDATE}) == 2
     assert metrics.value("controller_runtime_webhook_requests_in_flight", {"webhook": VALIDATE}) == 0
+
+
+async def test_a_body_over_the_size_limit_is_refused(hooks: Hooks) -> None:
+    raw = gadget()
+    raw["metadata"]["annotations"] = {"huge": "x" * (7 * 1024 * 1024)}
+    status, text = await post(hooks.manager, VALIDATE, admission_review("CREATE", raw), hooks.cert_dir)
+    assert status == 413 and "limited" in text
+    assert hooks.validator.seen == []
+    counted = hooks.manager.metrics.value(
+        "controller_runtime_webhook_requests_total", {"webhook": VALIDATE, "code": "413"}
+    )
+    assert counted == 1
