@@ -188,7 +188,7 @@ class _Invalid(Exception):
 
 def _webhook(marker: ParsedMarker, problems: _Problems) -> dict[str, Any] | None:
     try:
-        entry = _entry(marker.value)
+        entry = _omit_empty(_entry(marker.value))  # e.g. `resources=` empty: no `resources:` key, as Go writes it
         patch = marker.value.get("patch")
         if patch:
             entry = apply_patch(entry, patch, mutating=bool(marker.value["mutating"]))
