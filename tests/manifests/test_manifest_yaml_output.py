@@ -56,3 +56,10 @@ def test_nan_and_unrepresentable_values() -> None:
     assert text == _pyyaml([{"x": math.nan}], "") and ".nan" in text
     with pytest.raises(Exception, match="cannot|represent"):
         dump_documents([{"x": object()}])
+
+
+def test_strings_are_quoted_as_go_yaml_quotes_them() -> None:
+    """controller-gen's output double-quotes a string that would read as another type (`- ""` for the core API
+    group, `"true"` for a label value) and single-quotes one that YAML syntax forbids plain (`'*'`)."""
+    text = dump_documents([{"groups": ["", "apps"], "labels": {"on": "true", "n": "1", "": "~"}, "verbs": ["*"]}])
+    assert text == ('---\ngroups:\n- ""\n- apps\nlabels:\n  "": "~"\n  n: "1"\n  "on": "true"\nverbs:\n- \'*\'\n')
