@@ -104,6 +104,97 @@ CASES = [
         "invalid scope for crew/Captain",
     ),
     ("manifests-outside-project", "empty", ("make", "manifests"), "no PROJECT file"),
+    ("webhook-outside-project", "empty", ("create", "webhook", *CAPTAIN, "--defaulting"), "no PROJECT file"),
+    (
+        "webhook-none-chosen",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN),
+        "no webhook chosen: pass at least one of --defaulting, --programmatic-validation, --conversion",
+    ),
+    (
+        "webhook-unknown-kind",
+        "project+captain",
+        ("create", "webhook", "--group", "crew", "--version", "v1", "--kind", "Admiral", "--defaulting"),
+        "unknown kind crew/v1, Kind=Admiral: webhooks are for APIs of this project; create it first",
+    ),
+    (
+        "webhook-unknown-version",
+        "project+captain",
+        ("create", "webhook", "--group", "crew", "--version", "v2", "--kind", "Captain", "--defaulting"),
+        "unknown kind crew/v2, Kind=Captain",
+    ),
+    (
+        "webhook-kind-lower",
+        "project+captain",
+        ("create", "webhook", "--group", "crew", "--version", "v1", "--kind", "captain", "--defaulting"),
+        "invalid kind 'captain'",
+    ),
+    (
+        "webhook-spoke-without-conversion",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting", "--spoke", "v2"),
+        "invalid --spoke 'v2': spokes are only for --conversion",
+    ),
+    (
+        "webhook-conversion-without-spoke",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--conversion"),
+        "invalid --conversion without --spoke",
+    ),
+    (
+        "webhook-spoke-is-hub",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v1"),
+        "invalid --spoke 'v1': it is the hub version",
+    ),
+    (
+        "webhook-bad-spoke",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v2,2"),
+        "invalid --spoke '2': must be a version",
+    ),
+    (
+        "webhook-spoke-without-api",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v2"),
+        "invalid --spoke 'v2': crew/v2, Kind=Captain has no API in PROJECT",
+    ),
+    (
+        "webhook-bad-defaulting-path",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting", "--defaulting-path", "mutate-captain"),
+        "invalid --defaulting-path 'mutate-captain': must be a URL path starting with '/'",
+    ),
+    (
+        "webhook-validation-path-is-convert",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--programmatic-validation", "--validation-path", "/convert"),
+        "invalid --validation-path '/convert'",
+    ),
+    (
+        "webhook-path-without-its-webhook",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--programmatic-validation", "--defaulting-path", "/m"),
+        "invalid --defaulting-path '/m': only with --defaulting",
+    ),
+    (
+        "webhook-plural-mismatch",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting", "--plural", "captainz"),
+        "invalid plural 'captainz': crew/Captain was created with 'captains'",
+    ),
+    (
+        "webhook-exists",
+        "project+captain+webhook",
+        ("create", "webhook", *CAPTAIN, "--defaulting"),
+        "defaulting webhook for crew/v1, Kind=Captain already exists: pass --force",
+    ),
+    (
+        "webhook-new-kind-in-existing-module",
+        "project+captain+webhook",
+        ("create", "webhook", *CAPTAIN, "--programmatic-validation"),
+        "my_operator/webhook/v1/captain_webhook.py already exists: pass --force",
+    ),
 ]
 
 
@@ -112,7 +203,9 @@ def test_bad_invocation(tmp_path: Path, pyop, tree, setup: str, args: tuple[str,
     root = tmp_path / "my-operator"
     root.mkdir()
     if setup.startswith("project"):
-        _project(root, pyop, *([CAPTAIN] if setup == "project+captain" else []))
+        _project(root, pyop, *([CAPTAIN] if setup.startswith("project+captain") else []))
+        if setup.endswith("+webhook"):
+            assert pyop("create", "webhook", *CAPTAIN, "--defaulting", cwd=root).exit_code == 0
     elif setup == "non-empty":
         (root / "notes.txt").write_text("mine\n")
     before = tree(root)

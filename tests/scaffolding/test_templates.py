@@ -23,6 +23,17 @@ CONTEXTS = {
         {"kind": "Frigate", "plural": "frigates", "namespaced": False, "custom_plural": False},
         {"kind": "Admiral", "plural": "admirales", "namespaced": True, "custom_plural": True},
     ],
+    "webhook": [
+        {"defaulting": True, "validation": False, "custom_defaulting_path": True, "defaulting_path": "/m-captain"},
+        {
+            "defaulting": False,
+            "validation": True,
+            "conversion": True,
+            "spokes": "v2,v3",
+            "spoke_types_modules": "p.api.v2.captain_types,p.api.v3.captain_types",
+            "spoke_version": "v3",
+        },
+    ],
 }
 
 

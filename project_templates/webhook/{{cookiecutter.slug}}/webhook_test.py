@@ -8,14 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from pyop.manager import Manager, ManagerOptions
 
 from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
 {%- for spoke in cookiecutter.spokes.split(",") if spoke %}
 from {{ cookiecutter.spoke_types_modules.split(",")[loop.index0] }} import {{ cookiecutter.kind }} as {{ cookiecutter.kind }}{{ spoke.capitalize() }}
 {%- endfor %}
-{%- if cookiecutter.defaulting or cookiecutter.validation %}
-from {{ cookiecutter.webhook_module }} import {% if cookiecutter.defaulting %}{{ cookiecutter.kind }}Defaulter{% endif %}{% if cookiecutter.defaulting and cookiecutter.validation %}, {% endif %}{% if cookiecutter.validation %}{{ cookiecutter.kind }}Validator{% endif %}
-{%- endif %}
+from {{ cookiecutter.webhook_module }} import {% if cookiecutter.defaulting %}{{ cookiecutter.kind }}Defaulter, {% endif %}{% if cookiecutter.validation %}{{ cookiecutter.kind }}Validator, {% endif %}{{ cookiecutter.setup_function }}
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT_ROOT / "{{ cookiecutter.sample_file }}"
@@ -23,6 +22,24 @@ SAMPLE = PROJECT_ROOT / "{{ cookiecutter.sample_file }}"
 
 def sample() -> {{ cookiecutter.kind }}:
     return {{ cookiecutter.kind }}.model_validate(yaml.safe_load(SAMPLE.read_text()))
+
+
+def test_setup_serves_the_paths_of_the_markers() -> None:
+    """The paths registered with the manager are those the +kubebuilder:webhook markers give the API server."""
+    manager = Manager(ManagerOptions(handle_signals=False))
+    {{ cookiecutter.setup_function }}(manager)
+    expected = {
+{%- if cookiecutter.defaulting %}
+        "{{ cookiecutter.defaulting_path }}",
+{%- endif %}
+{%- if cookiecutter.validation %}
+        "{{ cookiecutter.validation_path }}",
+{%- endif %}
+{%- if cookiecutter.conversion %}
+        "/convert",
+{%- endif %}
+    }
+    assert expected <= set(manager.get_webhook_server().endpoints)
 {%- if cookiecutter.defaulting %}
 
 
