@@ -126,7 +126,10 @@ def create_webhook(
     ] = False,
     spoke: Annotated[
         list[str] | None,
-        typer.Option(help="Versions converted to and from the hub, comma-separated (e.g. v2,v3); with --conversion."),
+        typer.Option(
+            metavar="VERSIONS",
+            help="Versions converted to and from the hub, comma-separated (e.g. v2,v3); with --conversion.",
+        ),
     ] = None,
     defaulting_path: Annotated[
         str | None, typer.Option(help="Custom path of the defaulting webhook (default: /mutate-<group>-<ver>-<kind>).")
