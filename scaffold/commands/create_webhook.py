@@ -297,7 +297,9 @@ def _plan_main(changes: ChangeSet, layout: KindLayout) -> None:
     # Projects made before the webhooks insertion point: the calls go at the end of setup_controllers.
     main = ensure_marker_above(main, "webhooks", "# +kubebuilder:scaffold:builder", source=path)
     package, _, module = layout.webhook_module.rpartition(".")
-    main = insert_at_marker(main, "imports", f"from {package} import {module} as {layout.webhook_alias}", source=path)
+    # Among the project's own imports (isort's first-party group), where ruff's import sorting expects it.
+    statement = f"from {package} import {module} as {layout.webhook_alias}"
+    main = add_import(main, statement, source=path, first_party=layout.project.package)
     main = insert_at_marker(main, "flags", WEBHOOK_FLAGS, source=path)
     main = insert_at_marker(main, "manageroptions", WEBHOOK_OPTIONS, source=path)
     call = (

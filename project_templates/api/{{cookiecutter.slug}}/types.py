@@ -8,7 +8,6 @@ right above a field or class (`# +kubebuilder:validation:Minimum=1`); see the py
 from __future__ import annotations
 
 from pydantic import Field
-
 from pyop.api import Condition, KubeModel, Resource, ResourceList
 
 from .groupversion_info import GROUP_VERSION
