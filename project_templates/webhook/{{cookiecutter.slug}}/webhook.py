@@ -1,7 +1,17 @@
-{{ cookiecutter.license_header }}"""Admission{% if cookiecutter.conversion %} and conversion{% endif %} webhooks of the {{ cookiecutter.version }} {{ cookiecutter.kind }} API.
+{%- set names = [] -%}
+{%- if cookiecutter.defaulting %}{% set names = names + ["defaulting"] %}{% endif -%}
+{%- if cookiecutter.validation %}{% set names = names + ["validation"] %}{% endif -%}
+{%- if cookiecutter.conversion %}{% set names = names + ["conversion"] %}{% endif -%}
+{{ cookiecutter.license_header }}"""{{ ((names[:-1] | join(", ") ~ " and " ~ names[-1]) if names | length > 1 else names[0]) | capitalize }} webhook{{ "s" if names | length > 1 }} of the {{ cookiecutter.version }} {{ cookiecutter.kind }} API.
 
+{% if cookiecutter.defaulting or cookiecutter.validation -%}
 The `+kubebuilder:webhook` markers below become config/webhook/manifests.yaml when you run `make manifests`.
-The manager serves these webhooks over HTTPS; `setup_{{ cookiecutter.kind_module }}_webhook` is called from main.py
+{% endif -%}
+{% if cookiecutter.conversion -%}
+The conversion webhook converts between this hub version and {{ cookiecutter.spokes.replace(",", ", ") }} through the
+`convert_to`/`convert_from` methods of each spoke's model, which you fill in.
+{% endif -%}
+The manager serves these webhooks over HTTPS; `{{ cookiecutter.setup_function }}` is called from main.py
 unless ENABLE_WEBHOOKS=false (as `make run` sets it, since a local run has no serving certificate).
 """
 
