@@ -109,6 +109,8 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
                 f"invalid --spoke {spoke!r}: {group}/{spoke}, Kind={kind} has no API in PROJECT; create it first "
                 f"with `pyop create api --group {group} --version {spoke} --kind {kind}`"
             )
+    if options.conversion:
+        _check_single_hub(project, entry)
     if not options.force:
         _check_not_scaffolded(entry, options)
 
@@ -208,6 +210,16 @@ def _plural(entry: ResourceEntry, options: CreateWebhookOptions) -> str:
     if options.plural is not None and validate_plural(options.plural) != known:
         raise UsageError(f"invalid plural {options.plural!r}: {entry.group}/{entry.kind} was created with {known!r}")
     return known
+
+
+def _check_single_hub(project: Project, entry: ResourceEntry) -> None:
+    """Every version of a kind converts through one hub; a second one would split the kind's versions."""
+    for sibling in project.kinds_of(entry.group, entry.kind):
+        if sibling.version != entry.version and sibling.webhooks is not None and sibling.webhooks.conversion:
+            raise UsageError(
+                f"invalid --conversion for {entry.group}/{entry.version}, Kind={entry.kind}: version "
+                f"{sibling.version} is already the hub of {entry.group}/{entry.kind}; add spokes there instead"
+            )
 
 
 def _check_not_scaffolded(entry: ResourceEntry, options: CreateWebhookOptions) -> None:

@@ -184,6 +184,24 @@ CASES = [
         "invalid plural 'captainz': crew/Captain was created with 'captains'",
     ),
     (
+        "webhook-second-hub",
+        "project+captain+conversion",
+        (
+            "create",
+            "webhook",
+            "--group",
+            "crew",
+            "--version",
+            "v2",
+            "--kind",
+            "Captain",
+            "--conversion",
+            "--spoke",
+            "v1",
+        ),
+        "version v1 is already the hub of crew/Captain",
+    ),
+    (
         "webhook-exists",
         "project+captain+webhook",
         ("create", "webhook", *CAPTAIN, "--defaulting"),
@@ -206,6 +224,12 @@ def test_bad_invocation(tmp_path: Path, pyop, tree, setup: str, args: tuple[str,
         _project(root, pyop, *([CAPTAIN] if setup.startswith("project+captain") else []))
         if setup.endswith("+webhook"):
             assert pyop("create", "webhook", *CAPTAIN, "--defaulting", cwd=root).exit_code == 0
+        if setup.endswith("+conversion"):
+            assert (
+                pyop("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", cwd=root).exit_code
+                == 0
+            )
+            assert pyop("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v2", cwd=root).exit_code == 0
     elif setup == "non-empty":
         (root / "notes.txt").write_text("mine\n")
     before = tree(root)

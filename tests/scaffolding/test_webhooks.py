@@ -163,7 +163,7 @@ def test_main_registers_webhooks_unless_disabled(scaffolded: Path) -> None:
     assert off.stdout.splitlines()[1] == "no webhook server"
 
 
-def test_make_manifests_writes_the_webhook_configurations(project: Path) -> None:
+def test_make_manifests_writes_the_webhook_configurations(project: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
     documents = list(yaml.safe_load_all((project / "config/webhook/manifests.yaml").read_text()))
     by_kind = {d["kind"]: d for d in documents if d}
     assert set(by_kind) == {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
@@ -179,6 +179,9 @@ def test_make_manifests_writes_the_webhook_configurations(project: Path) -> None
     ]
     crd = yaml.safe_load((project / "config/crd/bases/crew.example.com_firstmates.yaml").read_text())
     assert {v["name"]: v["storage"] for v in crd["spec"]["versions"]} == {"v1": True, "v2": False}
+    before = tree(project)
+    _ok(pyop("make", "manifests", cwd=project))
+    assert tree(project) == before
 
 
 def test_kustomize_builds_and_every_object_is_valid_kubernetes(project: Path, kubectl: str) -> None:
