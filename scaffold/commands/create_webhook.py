@@ -99,6 +99,11 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     kind = validate_kind(options.kind)
     _check_flags(options)
     spokes = _spokes(options, version)
+    if options.conversion and not spokes:
+        raise UsageError(
+            f"invalid --conversion without --spoke: name the versions that convert to and from the hub "
+            f"{version!r}, e.g. --spoke v2"
+        )
     project = load_project(root)
     entry = _existing_api(project, group, version, kind)
     plural = _plural(entry, options)
@@ -158,11 +163,6 @@ def _check_flags(options: CreateWebhookOptions) -> None:
         )
     if options.spokes and not options.conversion:
         raise UsageError(f"invalid --spoke {','.join(options.spokes)!r}: spokes are only for --conversion")
-    if options.conversion and not options.spokes:
-        raise UsageError(
-            f"invalid --conversion without --spoke: name the versions that convert to and from the hub "
-            f"{options.version!r}, e.g. --spoke v2"
-        )
     if options.defaulting_path is not None:
         if not options.defaulting:
             raise UsageError(f"invalid --defaulting-path {options.defaulting_path!r}: only with --defaulting")

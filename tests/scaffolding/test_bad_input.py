@@ -142,6 +142,12 @@ CASES = [
         "invalid --conversion without --spoke",
     ),
     (
+        "webhook-conversion-empty-spoke",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", ","),
+        "invalid --conversion without --spoke",
+    ),
+    (
         "webhook-spoke-is-hub",
         "project+captain",
         ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v1"),
