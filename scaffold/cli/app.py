@@ -180,7 +180,8 @@ def make_manifests(
     ] = None,
     project_dir: ProjectDir = Path("."),
 ) -> None:
-    """Generate CRDs (config/crd/bases) and RBAC roles (config/rbac/role.yaml) from models and markers."""
+    """Generate CRDs (config/crd/bases), RBAC roles (config/rbac/role.yaml) and webhook configurations
+    (config/webhook/manifests.yaml) from models and markers."""
     from scaffold.commands.make_manifests import ManifestOptions
     from scaffold.commands.make_manifests import make_manifests as run_make
 

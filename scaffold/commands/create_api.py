@@ -8,6 +8,7 @@ from pathlib import Path
 from scaffold.commands.headers import BOILERPLATE_FILE
 from scaffold.commands.report import Report
 from scaffold.edit.insertion import insert_at_marker
+from scaffold.edit.python_source import add_import
 from scaffold.edit.yaml_edit import append_unique
 from scaffold.errors import ConflictError, UsageError
 from scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
@@ -174,9 +175,9 @@ def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str,
     if main is None:
         raise UsageError(f"cannot register the controller: {layout.main_file} is missing")
     package, _, module = layout.controller_module.rpartition(".")
-    main = insert_at_marker(
-        main, "imports", f"from {package} import {module} as {layout.controller_alias}", source=layout.main_file
-    )
+    # Among the project's own imports (isort's first-party group), where ruff's import sorting expects it.
+    statement = f"from {package} import {module} as {layout.controller_alias}"
+    main = add_import(main, statement, source=layout.main_file, first_party=layout.project.package)
     main = insert_at_marker(
         main, "builder", f"{layout.controller_alias}.setup_with_manager(manager)", source=layout.main_file
     )

@@ -52,9 +52,13 @@ def add_import(text: str, statement: str, *, source: str, first_party: str = "")
         return text
     tree = _parse(text, source)
     imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-    group = _import_group(ast.parse(statement).body[0], first_party)
+    new = ast.parse(statement).body[0]
+    group = _import_group(new, first_party)
     same = [n for n in imports if _import_group(n, first_party) == group]
     if same:
+        following = [n for n in same if _sort_key(n) > _sort_key(new)]
+        if following:
+            return _insert(lines, following[0].lineno - 1, [statement])
         return _insert(lines, _end(same[-1]), [statement])
     later = [n for n in imports if _import_group(n, first_party) > group]
     if later:
@@ -76,6 +80,16 @@ def _import_group(node: ast.stmt, first_party: str) -> int:
     if module in sys.stdlib_module_names:
         return 1
     return 3 if first_party and module == first_party else 2
+
+
+def _sort_key(node: ast.stmt) -> tuple[int, str, str]:
+    """isort's order within a group (ruff's defaults): `import x` lines first, then `from x import y`, each by
+    module, then by the first name imported, case-insensitively."""
+    if isinstance(node, ast.Import):
+        return (0, node.names[0].name.lower(), "")
+    if isinstance(node, ast.ImportFrom):
+        return (1, ("." * node.level + (node.module or "")).lower(), node.names[0].name.lower())
+    return (2, "", "")
 
 
 def _top_module(node: ast.stmt) -> str:

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 
 from pyop.manager import LeaderElectionLost, Manager, ManagerOptions, ping, run
 
-# +kubebuilder:scaffold:imports
-
 LEADER_ELECTION_ID = "{{ cookiecutter.leader_election_id }}"
 
 
