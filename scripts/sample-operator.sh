@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: scaffold a sample operator with two APIs in two groups and generate its manifests.
+# The main job: scaffold a sample operator with two APIs in two groups (one with defaulting and validating
+# webhooks) and generate its manifests.
 # Usage: bash scripts/sample-operator.sh [folder]   (default: ./sample-operator)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ cd "$out"
 pyop init --domain example.com --multigroup --owner "The Fleet Authors"
 pyop create api --group crew --version v1 --kind Captain
 pyop create api --group ship --version v1beta1 --kind Frigate --cluster-scoped
+pyop create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation
 pyop make manifests --check
 
 if command -v kubectl >/dev/null 2>&1; then
