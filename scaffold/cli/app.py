@@ -10,9 +10,10 @@ import contextlib
 import gc
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from scaffold import __version__
 from scaffold.errors import PyopError
@@ -159,6 +160,61 @@ def create_webhook(
         force=force,
     )
     _run(lambda: run_create_webhook(project_dir, options))
+
+
+class _KubebuilderBoolFlags(typer.core.TyperCommand):
+    """Boolean options spelt as Kubebuilder's (Go pflag): `--multigroup` means true, `--multigroup=false` false.
+
+    Typer's parser has no option whose value may be left out, so a bare flag is rewritten to `--flag=true` before
+    parsing; the option itself takes a string that `parse_bool_flag` checks (a bad value is a one-line error).
+    """
+
+    bool_flags = ("--multigroup", "--namespaced")
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click Context
+        end = args.index("--") if "--" in args else len(args)
+        args = [f"{arg}=true" if arg in self.bool_flags else arg for arg in args[:end]] + args[end:]
+        return super().parse_args(ctx, args)
+
+
+@app.command(cls=_KubebuilderBoolFlags)
+def edit(
+    multigroup: Annotated[
+        str | None,
+        typer.Option(
+            metavar="[=true|false]", help="Lay out new APIs as api/<group>/<version> (existing files are not moved)."
+        ),
+    ] = None,
+    namespaced: Annotated[
+        str | None,
+        typer.Option(
+            metavar="[=true|false]",
+            help="Watch only WATCH_NAMESPACE and use Role/RoleBinding, as `pyop init --namespaced` makes it.",
+        ),
+    ] = None,
+    license: Annotated[
+        str | None, typer.Option(help="Licence header of files scaffolded from now on: apache2 or none.")
+    ] = None,
+    owner: Annotated[str | None, typer.Option(help="Owner named in the licence header of new files.")] = None,
+    force: Annotated[
+        bool, typer.Option(help="Replace files that cannot be edited in place with the template's version.")
+    ] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Change project-wide settings: multigroup layout, namespace scope, licence header."""
+    from scaffold.commands.edit import EditOptions, edit_project, parse_bool_flag
+
+    def run() -> object:
+        options = EditOptions(
+            multigroup=parse_bool_flag("--multigroup", multigroup),
+            namespaced=parse_bool_flag("--namespaced", namespaced),
+            license=license,
+            owner=owner,
+            force=force,
+        )
+        return edit_project(project_dir, options)
+
+    _run(run)
 
 
 @make_app.command("manifests")

@@ -43,18 +43,16 @@ def init_project(root: Path, options: InitOptions) -> Report:
 
     package = python_package_name(project_name)
     header = license_header(options.license, options.owner, project_name)
-    context = {
-        "project_name": project_name,
-        "package": package,
-        "domain": domain,
-        "owner": options.owner,
-        "license": options.license,
-        "license_header": header,
-        "namespaced": options.namespaced,
-        "multigroup": options.multigroup,
-        "pyop_version": __version__,
-        "leader_election_id": f"{_short_hash(project_name + domain)}.{domain}",
-    }
+    context = template_context(
+        project_name=project_name,
+        package=package,
+        domain=domain,
+        owner=options.owner,
+        license_name=options.license,
+        header=header,
+        namespaced=options.namespaced,
+        multigroup=options.multigroup,
+    )
     changes = ChangeSet(root, force=options.force)
     for path, content in render_template("init", context).items():
         changes.add_file(path, content)
@@ -69,6 +67,34 @@ def init_project(root: Path, options: InitOptions) -> Report:
     )
     changes.add_file(PROJECT_FILE, dump_project(project))
     return Report(files=changes.apply(), next_step="define a resource with: pyop create api")
+
+
+def template_context(
+    *,
+    project_name: str,
+    package: str,
+    domain: str,
+    owner: str,
+    license_name: str,
+    header: str,
+    namespaced: bool,
+    multigroup: bool,
+) -> dict[str, object]:
+    """The init template's variables; `pyop edit` renders the same files to fall back on with --force."""
+    from scaffold import __version__
+
+    return {
+        "project_name": project_name,
+        "package": package,
+        "domain": domain,
+        "owner": owner,
+        "license": license_name,
+        "license_header": header,
+        "namespaced": namespaced,
+        "multigroup": multigroup,
+        "pyop_version": __version__,
+        "leader_election_id": f"{_short_hash(project_name + domain)}.{domain}",
+    }
 
 
 def _user_entries(root: Path) -> list[Path]:

@@ -129,3 +129,20 @@ def merge_replacements(text: str, replacements: list[dict[str, Any]], *, source:
                 targets.append(target)
                 changed = True
     return _dump(yaml, data) if changed else text
+
+
+def load_documents(text: str, *, source: str) -> list[Any]:
+    """Every document of a multi-document YAML file, as ruamel round-trip nodes (comments and order kept)."""
+    yaml = _yaml()
+    try:
+        return [doc for doc in yaml.load_all(text)]
+    except Exception as exc:  # ruamel raises many parser error types
+        raise ProjectError(f"cannot edit {source}: not valid YAML ({str(exc).splitlines()[0]})") from exc
+
+
+def dump_documents(documents: list[Any]) -> str:
+    """The documents written back with `---` between them, in pyop's YAML style."""
+    yaml = _yaml()
+    out = io.StringIO()
+    yaml.dump_all(documents, out)
+    return out.getvalue()

@@ -36,7 +36,7 @@ def pyop() -> Callable[..., CliResult]:
 
 
 def _takes_dir(args: tuple[str, ...]) -> bool:
-    return bool(args) and args[0] in ("init", "create", "make") and "--help" not in args
+    return bool(args) and args[0] in ("init", "create", "make", "edit") and "--help" not in args
 
 
 @pytest.fixture

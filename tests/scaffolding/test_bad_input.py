@@ -105,6 +105,33 @@ CASES = [
     ),
     ("manifests-outside-project", "empty", ("make", "manifests"), "no PROJECT file"),
     ("webhook-outside-project", "empty", ("create", "webhook", *CAPTAIN, "--defaulting"), "no PROJECT file"),
+    ("edit-outside-project", "empty", ("edit", "--multigroup"), "no PROJECT file"),
+    ("edit-nothing", "project", ("edit",), "nothing to edit: pass --multigroup, --namespaced, --license or --owner"),
+    (
+        "edit-bad-multigroup-value",
+        "project",
+        ("edit", "--multigroup=maybe"),
+        "invalid --multigroup value 'maybe': must be true or false",
+    ),
+    (
+        "edit-bad-value-beside-good-flag",
+        "project",
+        ("edit", "--namespaced", "--multigroup=2"),
+        "invalid --multigroup value '2'",
+    ),
+    ("edit-bad-namespaced-value", "project", ("edit", "--namespaced=yes"), "invalid --namespaced value 'yes'"),
+    (
+        "edit-bad-license",
+        "project",
+        ("edit", "--license", "mit"),
+        "invalid license 'mit': must be one of apache2, none",
+    ),
+    (
+        "edit-owner-without-header",
+        "project",
+        ("edit", "--license", "none", "--owner", "Acme"),
+        "invalid --owner 'Acme': the licence is none",
+    ),
     (
         "webhook-none-chosen",
         "project+captain",

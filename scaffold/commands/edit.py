@@ -1,0 +1,193 @@
+"""`pyop edit`: change project-wide settings after `pyop init` (Kubebuilder's `kubebuilder edit`).
+
+--multigroup only changes PROJECT: later scaffolds use the new layout, and files already scaffolded stay where they
+are (Kubebuilder leaves moving them to the user too), so the report names each file and where it would go.
+--namespaced makes the project what `pyop init --namespaced` would have made, editing only the fields that
+differ. --license and --owner rewrite hack/boilerplate.py.txt, which later scaffolds copy; no existing file changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from scaffold.commands.report import Report
+from scaffold.edit import namespace_scope
+from scaffold.errors import ConflictError, UsageError
+from scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, dump_project, load_project
+from scaffold.project.layout import KindLayout
+from scaffold.render.changeset import ChangeSet
+from scaffold.render.templates import render_template
+
+# Go's strconv.ParseBool, which Kubebuilder's `--flag=value` booleans go through.
+_TRUE = ("1", "t", "T", "true", "TRUE", "True")
+_FALSE = ("0", "f", "F", "false", "FALSE", "False")
+
+MANAGER_FILE = "config/manager/manager.yaml"
+ROLE_FILE = "config/rbac/role.yaml"
+ROLE_BINDING_FILE = "config/rbac/role_binding.yaml"
+
+
+@dataclass(frozen=True)
+class EditOptions:
+    """None leaves a setting as it is."""
+
+    multigroup: bool | None = None
+    namespaced: bool | None = None
+    license: str | None = None
+    owner: str | None = None
+    force: bool = False
+
+
+def parse_bool_flag(flag: str, value: str | None) -> bool | None:
+    """`--flag` is true, `--flag=false` false, as in Kubebuilder; anything else names the value and the choices."""
+    if value is None:
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise UsageError(f"invalid {flag} value {value!r}: must be true or false")
+
+
+def edit_project(root: Path, options: EditOptions) -> Report:
+    """Apply the settings in `options` to the project in `root`, all or nothing; unchanged settings write nothing."""
+    root = root.resolve()
+    if options.license is not None:
+        validate_license(options.license)
+    if all(v is None for v in (options.multigroup, options.namespaced, options.license, options.owner)):
+        raise UsageError("nothing to edit: pass --multigroup, --namespaced, --license or --owner")
+    project = load_project(root)
+    before = project.model_copy(deep=True)
+    changes = ChangeSet(root, force=options.force)
+    notes: list[str] = []
+    next_step = ""
+
+    if options.multigroup is not None:
+        notes.extend(_set_multigroup(root, project, options.multigroup))
+    if options.namespaced is not None:
+        _plan_scope(changes, project, options.namespaced, options.force, notes)
+        project.namespaced = options.namespaced or None
+        if bool(before.namespaced) != options.namespaced:
+            next_step = "regenerate config/rbac/role.yaml from your markers with: make manifests"
+    if options.license is not None or options.owner is not None:
+        _plan_boilerplate(changes, project, options)
+    if project != before:
+        changes.update_file(PROJECT_FILE, dump_project(project))
+    return Report(files=changes.apply(), notes=notes, next_step=next_step)
+
+
+def _set_multigroup(root: Path, project: Project, multigroup: bool) -> list[str]:
+    """Record the layout; the notes list the files of existing kinds that the new layout would put elsewhere."""
+    groups = sorted({r.group for r in project.resources})
+    if not multigroup and len(groups) > 1:
+        raise UsageError(
+            f"invalid --multigroup=false: this project has groups {', '.join(map(repr, groups))}, "
+            "and a single-group project holds one"
+        )
+    if bool(project.multigroup) == multigroup:
+        return []
+    old = project.model_copy(deep=True)
+    project.multigroup = multigroup or None
+    moves = [move for entry in project.resources for move in _moved_files(root, old, project, entry)]
+    if not moves:
+        return []
+    layout = "api/<group>/<version>" if multigroup else "api/<version>"
+    notes = [
+        f"new APIs use {layout}; existing files stay where they are. Move them by hand if you want one layout "
+        "(then fix their imports in main.py and tests, and each resource's path in PROJECT):"
+    ]
+    notes.extend(f"  {source} -> {target}" for source, target in dict.fromkeys(moves))
+    return notes
+
+
+def _moved_files(root: Path, old: Project, new: Project, entry: ResourceEntry) -> list[tuple[str, str]]:
+    from pyop.api.naming import default_plural
+
+    plural = entry.plural or default_plural(entry.kind)
+    before = KindLayout(old, entry.group, entry.version, entry.kind, plural)
+    after = KindLayout(new, entry.group, entry.version, entry.kind, plural)
+    # Only Python modules: config files (helper roles, CRD patches) work from any path kustomize lists them under.
+    candidates: list[tuple[str, str]] = []
+    if entry.api is not None:
+        candidates.append((before.types_file, after.types_file))
+        candidates.append((f"{before.api_dir}/groupversion_info.py", f"{after.api_dir}/groupversion_info.py"))
+        candidates.append((before.conversion_file, after.conversion_file))
+    if entry.controller:
+        candidates.append((before.controller_file, after.controller_file))
+    if entry.webhooks is not None:
+        candidates.append((before.webhook_file, after.webhook_file))
+    return [(src, dst) for src, dst in candidates if src != dst and (root / src).is_file()]
+
+
+def _plan_scope(changes: ChangeSet, project: Project, namespaced: bool, force: bool, notes: list[str]) -> None:
+    """Plan the four scope edits; files that cannot be edited in place are refused together, or with --force
+    replaced by the template's version (main.py only its watch_namespaces function, so registrations stay)."""
+    main_file = f"{project.package}/main.py"
+    edits = {
+        MANAGER_FILE: namespace_scope.set_watch_namespace_env,
+        ROLE_BINDING_FILE: namespace_scope.set_binding_scope,
+        ROLE_FILE: namespace_scope.set_role_scope,
+        main_file: namespace_scope.set_namespace_required,
+    }
+    rendered: dict[str, bytes] | None = None
+    refused: list[str] = []
+    for path, edit in edits.items():
+        text = changes.read_text(path)
+        if text is None:
+            notes.append(f"{path} is missing: left as it is")
+            continue
+        try:
+            changes.update_file(path, edit(text, namespaced, source=path))
+            continue
+        except namespace_scope.ScopeEditError as exc:
+            if not force:
+                refused.append(f"{path} ({exc})")
+                continue
+        if rendered is None:
+            rendered = _render_init(changes, project, namespaced)
+        fresh = rendered[path].decode("utf-8")
+        if path == main_file:
+            try:
+                fresh = namespace_scope.replace_function(text, fresh, namespace_scope.WATCH_FUNCTION, source=path)
+            except namespace_scope.ScopeEditError as exc:
+                notes.append(f"{path}: {exc}; make {namespace_scope.WATCH_FUNCTION}() match the scope by hand")
+                continue
+        changes.add_file(path, fresh)
+    if refused:
+        scope = "namespace scope" if namespaced else "cluster scope"
+        raise ConflictError(
+            f"cannot switch to {scope} keeping your changes in {'; '.join(refused)}: pass --force to replace "
+            "what differs with the template's version"
+        )
+
+
+def _render_init(changes: ChangeSet, project: Project, namespaced: bool) -> dict[str, bytes]:
+    """The files `pyop init` would write for this project with the new scope (and its current licence header)."""
+    from scaffold.commands.init import template_context
+
+    context = template_context(
+        project_name=project.project_name,
+        package=project.package,
+        domain=project.domain,
+        owner="",
+        license_name="apache2",
+        header=changes.read_text(BOILERPLATE_FILE) or "",
+        namespaced=namespaced,
+        multigroup=bool(project.multigroup),
+    )
+    return render_template("init", context)
+
+
+def _plan_boilerplate(changes: ChangeSet, project: Project, options: EditOptions) -> None:
+    """--owner alone keeps the Apache 2.0 header and changes the name in it; --license none empties the file."""
+    current = changes.read_text(BOILERPLATE_FILE)
+    license_name = options.license or ("apache2" if current is None or current.strip() else "none")
+    if license_name == "none" and options.owner:
+        raise UsageError(
+            f"invalid --owner {options.owner!r}: the licence is none, so no header names an owner "
+            "(pass --license apache2 too)"
+        )
+    header = license_header(license_name, options.owner or "", project.project_name)
+    changes.update_file(BOILERPLATE_FILE, header)
