@@ -49,7 +49,7 @@ def set_watch_namespace_env(text: str, namespaced: bool, *, source: str) -> str:
             env = CommentedSeq()
             container["env"] = env
         env.append({"name": WATCH_NAMESPACE, **_OWN_NAMESPACE})
-        return dump_documents(documents)
+        return dump_documents(documents, original=text)
     if not entries:
         return text
     for entry in entries:
@@ -59,7 +59,7 @@ def set_watch_namespace_env(text: str, namespaced: bool, *, source: str) -> str:
         env.remove(entry)
     if not env:
         del container["env"]
-    return dump_documents(documents)
+    return dump_documents(documents, original=text)
 
 
 def _manager_container(documents: list[Any]) -> Any:
@@ -112,7 +112,7 @@ def set_binding_scope(text: str, namespaced: bool, *, source: str) -> str:
         metadata.insert(list(metadata).index("name") + 1, "namespace", "system")
     elif not namespaced and has_namespace:
         del metadata["namespace"]
-    return dump_documents(documents)
+    return dump_documents(documents, original=text)
 
 
 def set_role_scope(text: str, namespaced: bool, *, source: str) -> str:
@@ -136,7 +136,7 @@ def set_role_scope(text: str, namespaced: bool, *, source: str) -> str:
         return text
     for role in roles:
         role["kind"] = kind
-    return dump_documents(documents)
+    return dump_documents(documents, original=text)
 
 
 def set_namespace_required(text: str, namespaced: bool, *, source: str) -> str:

@@ -140,9 +140,15 @@ def load_documents(text: str, *, source: str) -> list[Any]:
         raise ProjectError(f"cannot edit {source}: not valid YAML ({str(exc).splitlines()[0]})") from exc
 
 
-def dump_documents(documents: list[Any]) -> str:
-    """The documents written back with `---` between them, in pyop's YAML style."""
+def dump_documents(documents: list[Any], *, original: str) -> str:
+    """The documents written back with `---` between them, in pyop's YAML style.
+
+    A file that opened with `---` (as `make manifests` writes them, after controller-gen) keeps it: ruamel drops
+    the first document's start marker unless told, and the next `make manifests` would rewrite the file for it.
+    """
     yaml = _yaml()
+    first = next((line for line in original.splitlines() if line.strip() and not line.startswith("#")), "")
+    yaml.explicit_start = first.rstrip() == "---"
     out = io.StringIO()
     yaml.dump_all(documents, out)
     return out.getvalue()

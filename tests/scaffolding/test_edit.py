@@ -50,7 +50,7 @@ def test_scope_edit_gives_the_project_init_would_have_made(tmp_path: Path, pyop,
     assert tree(edited) == tree(fresh)
 
 
-def test_namespaced_edit_builds_and_make_manifests_writes_roles(tmp_path: Path, pyop, kubectl: str) -> None:  # type: ignore[no-untyped-def]
+def test_namespaced_edit_builds_and_make_manifests_writes_roles(tmp_path: Path, pyop, tree, kubectl: str) -> None:  # type: ignore[no-untyped-def]
     root = _project(tmp_path / "ns-op", pyop, apis=(CAPTAIN,))
     assert pyop("make", "manifests", cwd=root).exit_code == 0
     out = _ok(pyop, root, "--namespaced")
@@ -75,7 +75,9 @@ def test_namespaced_edit_builds_and_make_manifests_writes_roles(tmp_path: Path, 
     env = by_name[("Deployment", "ns-op-controller-manager")]["spec"]["template"]["spec"]["containers"][0]["env"]
     assert {"name": "WATCH_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}} in env
 
+    before = tree(root)
     assert pyop("make", "manifests", cwd=root).exit_code == 0
+    assert tree(root) == before  # the edit switched the role's kind as make manifests does; nothing left to do
     role = build()[("Role", "ns-op-manager-role")]
     assert {
         "apiGroups": ["crew.example.com"],
