@@ -275,3 +275,11 @@ def test_edit_project_is_callable_without_the_cli(tmp_path: Path, pyop) -> None:
     (root / "config/rbac/role_binding.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
     with pytest.raises(ConflictError, match="config/rbac/role_binding.yaml"):
         edit_project(root, EditOptions(namespaced=False))
+
+
+def test_owner_alone_on_a_project_without_header_is_refused(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop, "--license", "none")
+    line = _refused(pyop, tree, root, "--owner", "Acme")
+    assert line.startswith("Error: invalid --owner 'Acme': the licence is none")
+    _ok(pyop, root, "--license", "apache2", "--owner", "Acme")
+    assert (root / "hack/boilerplate.py.txt").read_text().startswith("# Copyright Acme.\n")
