@@ -75,7 +75,10 @@ def edit_project(root: Path, options: EditOptions) -> Report:
         _plan_boilerplate(changes, project, options)
     if project != before:
         changes.update_file(PROJECT_FILE, dump_project(project))
-    return Report(files=changes.apply(), notes=notes, next_step=next_step)
+    files = changes.apply()
+    if not changes.writes():
+        notes.append("nothing changed: the project already has these settings")
+    return Report(files=files, notes=notes, next_step=next_step)
 
 
 def _set_multigroup(root: Path, project: Project, multigroup: bool) -> list[str]:

@@ -114,6 +114,7 @@ def test_rerun_writes_nothing(tmp_path: Path, pyop, tree, args: tuple[str, ...])
     out = _ok(pyop, root, *args)
     assert tree(root) == before
     assert "updated" not in out and "created" not in out and "move" not in out.lower()
+    assert "nothing changed: the project already has these settings" in out
 
 
 def test_scope_edits_keep_the_users_changes(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
