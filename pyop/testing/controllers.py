@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from pyop.testing import kinds
@@ -19,6 +20,7 @@ from pyop.testing.errors import ApiError
 from pyop.testing.operations import FOREGROUND_FINALIZER, Operations, WriteOptions
 from pyop.testing.resources import ResourceType, types_from_crd
 from pyop.testing.store import owner_uids
+from pyop.testing.webhook_config import CONFIGURATION_KEYS
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,8 @@ class Controllers:
         self.store = operations.store
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self._task: asyncio.Task[None] | None = None
+        # Called when a webhook configuration is stored or deleted (the dispatcher recompiles them).
+        self.on_webhooks_changed: Callable[[], None] | None = None
         operations.on_commit = self.on_commit
 
     def start(self) -> None:
@@ -55,6 +59,8 @@ class Controllers:
     ) -> None:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             self._sync_crd(event_type, obj)
+        elif resource_type.storage_key in CONFIGURATION_KEYS and self.on_webhooks_changed is not None:
+            self.on_webhooks_changed()
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return

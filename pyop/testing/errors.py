@@ -40,6 +40,8 @@ class ApiError(Exception):
     kind: str = ""
     causes: list[StatusCause] = field(default_factory=list)
     retry_after: int | None = None
+    raw_details: dict[str, Any] | None = None  # a Status's details passed through as given (webhook denials)
+    warnings: list[str] = field(default_factory=list)  # sent as Warning headers with the error
 
     def __post_init__(self) -> None:
         if not self.reason:
@@ -48,7 +50,7 @@ class ApiError(Exception):
 
     def to_status(self) -> dict[str, Any]:
         """The wire form, as kube-apiserver renders ``metav1.Status``."""
-        details: dict[str, Any] = {}
+        details: dict[str, Any] = dict(self.raw_details or {})
         if self.name:
             details["name"] = self.name
         if self.group:
@@ -127,3 +129,9 @@ def bad_request(message: str) -> ApiError:
 def expired(message: str) -> ApiError:
     """410 with reason ``Expired``: what a too-old resourceVersion or continue token gets."""
     return ApiError(410, message, reason="Expired")
+
+
+def warning_header(text: str) -> str:
+    """One ``Warning`` header value as kube-apiserver writes it: code 299, agent ``-``, quoted text."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import yaml
 from aiohttp import web
 
 from pyop.client.jsoncodec import decode_json
-from pyop.testing.errors import ApiError, bad_request
+from pyop.testing.admission import Steps, run_without_webhooks
+from pyop.testing.errors import ApiError, bad_request, warning_header
+from pyop.testing.kinds import UserInfo
 from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
 from pyop.testing.resources import ResourceType
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.selectors import parse_field_selector, parse_label_selector
+from pyop.testing.webhook_dispatch import WebhookDispatcher
 from pyop.testing.wire import dumps
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TRUE = ("true", "1")
+T = TypeVar("T")
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -27,7 +32,14 @@ def error_response(error: ApiError) -> web.Response:
     response = json_response(error.to_status(), error.code)
     if error.retry_after is not None:
         response.headers["Retry-After"] = str(error.retry_after)
+    add_warnings(response, error.warnings)
     return response
+
+
+def add_warnings(response: web.StreamResponse, warnings: list[str]) -> None:
+    """Admission warnings as ``Warning`` headers, each text once (kube-apiserver drops repeats)."""
+    for text in dict.fromkeys(warnings):
+        response.headers.add("Warning", warning_header(text))
 
 
 async def read_json(request: web.BaseRequest) -> Any:
@@ -48,7 +60,7 @@ async def read_yaml(request: web.BaseRequest) -> Any:
         raise bad_request(f"error decoding YAML: {error}") from None
 
 
-def write_options(request: web.BaseRequest) -> WriteOptions:
+def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> WriteOptions:
     query = request.query
     dry_run = query.getall("dryRun", [])
     for value in dry_run:
@@ -61,15 +73,27 @@ def write_options(request: web.BaseRequest) -> WriteOptions:
         default_manager=user_agent.split("/")[0] or "unknown",
         force=query.get("force", "") in _TRUE,
         strict_fields=query.get("fieldValidation") == "Strict",
+        user=user,
     )
 
 
 class ApiHandler:
     """Dispatches one parsed API request; returns the response (a stream for watches)."""
 
-    def __init__(self, operations: Operations) -> None:
+    def __init__(self, operations: Operations, webhooks: WebhookDispatcher) -> None:
         self.operations = operations
         self.resources = operations.resources
+        self.webhooks = webhooks
+
+    async def _admitted(self, start: Callable[[Any], Steps[T]], body: Any, warnings: list[str]) -> T:
+        """Run a write; through the admission webhooks only while some are configured."""
+        if not self.operations.admission_active:
+            return run_without_webhooks(start(body))
+        try:
+            return await self.webhooks.drive(start, body, warnings)
+        except ApiError as error:
+            error.warnings = warnings
+            raise
 
     def discovery(self, path: DiscoveryPath, server_address: str) -> web.Response:
         if path.legacy:
@@ -94,7 +118,9 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         return resource_type
 
-    async def handle(self, request: web.BaseRequest, target: Target, verb: str) -> web.StreamResponse:
+    async def handle(
+        self, request: web.BaseRequest, target: Target, verb: str, user: UserInfo | None = None
+    ) -> web.StreamResponse:
         resource_type = self.resolve(target)
         if verb not in resource_type.verbs:
             raise ApiError(405, "the server does not allow this method on the requested resource")
@@ -129,22 +155,41 @@ class ApiHandler:
             if verb == "deletecollection":
                 body = await read_json(request) or {}
                 delete_options = _delete_options(query, body)
-                return json_response(
-                    ops.delete_collection(
-                        resource_type, namespace, labels, fields, delete_options, write_options(request)
-                    )
+                options = write_options(request, user)
+                warnings: list[str] = []
+                deleted = await self._admitted(
+                    lambda body: ops.delete_collection_steps(
+                        resource_type, namespace, labels, fields, delete_options, options
+                    ),
+                    body,
+                    warnings,
                 )
+                return _with_warnings(json_response(deleted), warnings)
             return await self._watch(request, resource_type, namespace, labels, fields)
+        warnings = []
         if verb == "create":
             body = await read_json(request)
-            return json_response(ops.create(resource_type, ns, body, write_options(request)), 201)
+            options = write_options(request, user)
+            created = await self._admitted(
+                lambda body: ops.create_steps(resource_type, ns, body, options), body, warnings
+            )
+            return _with_warnings(json_response(created, 201), warnings)
         if verb == "update":
             body = await read_json(request)
-            options = write_options(request)
+            options = write_options(request, user)
+            name = target.name
             if target.subresource == "scale":
-                return json_response(ops.update_scale(resource_type, ns, target.name, body, options))
+                scaled = await self._admitted(
+                    lambda body: ops.update_scale_steps(resource_type, ns, name, body, options), body, warnings
+                )
+                return _with_warnings(json_response(scaled), warnings)
             subresource = "status" if target.subresource == "status" else ""
-            return json_response(ops.update(resource_type, ns, target.name, body, options, subresource=subresource))
+            updated = await self._admitted(
+                lambda body: ops.update_steps(resource_type, ns, name, body, options, subresource=subresource),
+                body,
+                warnings,
+            )
+            return _with_warnings(json_response(updated), warnings)
         if verb == "patch":
             content_type = request.content_type
             if content_type not in PATCH_TYPES:
@@ -154,20 +199,33 @@ class ApiHandler:
                     reason="UnsupportedMediaType",
                 )
             body = await (read_yaml(request) if content_type == APPLY_PATCH else read_json(request))
-            options = write_options(request)
+            options = write_options(request, user)
+            name = target.name
             if target.subresource == "scale":
-                return json_response(ops.patch_scale(resource_type, ns, target.name, content_type, body, options))
+                scaled = await self._admitted(
+                    lambda body: ops.patch_scale_steps(resource_type, ns, name, content_type, body, options),
+                    body,
+                    warnings,
+                )
+                return _with_warnings(json_response(scaled), warnings)
             subresource = "status" if target.subresource == "status" else ""
-            result, created = ops.patch(
-                resource_type, ns, target.name, content_type, body, options, subresource=subresource
+            result, was_created = await self._admitted(
+                lambda body: ops.patch_steps(
+                    resource_type, ns, name, content_type, body, options, subresource=subresource
+                ),
+                body,
+                warnings,
             )
-            return json_response(result, 201 if created else 200)
+            return _with_warnings(json_response(result, 201 if was_created else 200), warnings)
         if verb == "delete":
             body = await read_json(request) or {}
-            result, gone = ops.delete(
-                resource_type, ns, target.name, _delete_options(query, body), write_options(request)
+            delete_options = _delete_options(query, body)
+            options = write_options(request, user)
+            name = target.name
+            result, gone = await self._admitted(
+                lambda body: ops.delete_steps(resource_type, ns, name, delete_options, options), body, warnings
             )
-            return json_response(result, 200 if gone else 202)
+            return _with_warnings(json_response(result, 200 if gone else 202), warnings)
         raise ApiError(405, "the server does not allow this method on the requested resource")
 
     async def _watch(
@@ -201,6 +259,12 @@ class ApiHandler:
             watcher.close()
             self.operations.end_watch(watcher)
         return response
+
+
+def _with_warnings(response: web.Response, warnings: list[str]) -> web.Response:
+    if warnings:
+        add_warnings(response, warnings)
+    return response
 
 
 def _int_param(query: Any, name: str) -> int:

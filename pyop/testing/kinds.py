@@ -10,6 +10,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyop.testing import webhook_config
 from pyop.testing.errors import ApiError, StatusCause, invalid
 from pyop.testing.resources import ResourceType, types_from_crd
 
@@ -44,6 +45,17 @@ def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None
     elif key == "secrets":
         obj.setdefault("type", "Opaque")
     fold_secret_string_data(resource_type, obj)
+
+
+def exempt_from_admission(resource_type: ResourceType) -> bool:
+    """Webhook configurations are never sent to webhooks (a broken webhook could otherwise never be removed)."""
+    return resource_type.storage_key in webhook_config.EXEMPT_KEYS
+
+
+def prepare_webhook_configuration(resource_type: ResourceType, obj: dict[str, Any]) -> None:
+    """Defaults and validation of Mutating/ValidatingWebhookConfiguration writes; other kinds pass."""
+    if resource_type.storage_key in webhook_config.CONFIGURATION_KEYS:
+        webhook_config.prepare(obj, mutating=resource_type.storage_key == webhook_config.MUTATING_KEY)
 
 
 def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) -> None:

@@ -19,6 +19,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pyop.testing import kinds, managed_fields
+from pyop.testing.admission import (
+    MUTATING,
+    VALIDATING,
+    AdmissionPoint,
+    Stale,
+    Steps,
+    operation_options,
+    run_without_webhooks,
+)
 from pyop.testing.errors import (
     STALE_OBJECT,
     ApiError,
@@ -69,6 +78,7 @@ class WriteOptions:
     force: bool = False
     strict_fields: bool = False  # fieldValidation=Strict
     default_manager: str = "unknown"  # from the User-Agent, when no fieldManager is given
+    user: kinds.UserInfo | None = None  # who asks (for admission webhooks' userInfo)
 
     @property
     def manager(self) -> str:
@@ -164,6 +174,8 @@ class Operations:
         self.watchers: set[Watcher] = set()
         self._formatted_second: int | None = None
         self._formatted_time = ""
+        # True while a webhook configuration exists: writes then stop at their admission points.
+        self.admission_active = False
         # Set by the controllers: called after every committed change.
         self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = None
 
@@ -361,11 +373,35 @@ class Operations:
         operation: str = "Update",
         applied: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        return run_without_webhooks(
+            self.create_steps(resource_type, namespace, body, options, operation=operation, applied=applied)
+        )
+
+    def create_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        body: Any,
+        options: WriteOptions,
+        *,
+        operation: str = "Update",
+        applied: dict[str, Any] | None = None,
+    ) -> Steps[dict[str, Any]]:
         obj = self._check_identity(resource_type, body)
         self._check_namespace(resource_type, namespace, obj)
         metadata = obj["metadata"]
         if resource_type.create_only:
             return kinds.review_response(resource_type, obj, self.users)
+        admitting = self.admission_active and not kinds.exempt_from_admission(resource_type)
+        if admitting:
+            # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
+            if resource_type.namespaced:
+                self._require_live_namespace(namespace)
+            obj = self._decode(resource_type, obj, options)
+            mutated = yield self._point(MUTATING, "CREATE", resource_type, "", namespace, obj, None, options)
+            obj = self._check_identity(resource_type, mutated)
+            self._check_namespace(resource_type, namespace, obj)
+            metadata = obj["metadata"]
         if not metadata.get("name") and metadata.get("generateName"):
             suffix = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(5))
             metadata["name"] = metadata["generateName"] + suffix
@@ -390,6 +426,7 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(obj)
             obj["status"] = kinds.crd_status(obj, None, self.now())
+        kinds.prepare_webhook_configuration(resource_type, obj)
         obj = self._admit(resource_type, obj, None, options)
         obj["apiVersion"] = self._storage_api_version(resource_type)
         manager = options.manager
@@ -404,10 +441,63 @@ class Operations:
             time=self.now(),
             fields=fields,
         )
+        if admitting:
+            served = served_as(obj, resource_type)
+            yield self._point(VALIDATING, "CREATE", resource_type, "", namespace, served, None, options)
+            # The store may have moved on while the webhooks answered.
+            if resource_type.namespaced:
+                self._require_live_namespace(namespace)
+            if self.store.get(resource_type.storage_key, namespace, name) is not None:
+                raise already_exists(resource_type.plural, resource_type.group, name)
         if options.dry_run:
             return served_as(obj, resource_type)
         self._commit(resource_type, "ADDED", obj, None)
         return served_as(obj, resource_type)
+
+    def _point(
+        self,
+        phase: str,
+        operation: str,
+        resource_type: ResourceType,
+        subresource: str,
+        namespace: str,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+        options: WriteOptions,
+        *,
+        delete_options: dict[str, Any] | None = None,
+        kind: tuple[str, str, str] | None = None,
+    ) -> AdmissionPoint:
+        source = obj if obj is not None else old or {}
+        name = source.get("metadata", {}).get("name", "")
+        if operation == "DELETE":
+            extra = {key: value for key, value in (delete_options or {}).items() if key not in ("kind", "apiVersion")}
+            request_options = operation_options("DeleteOptions", options.dry_run, **extra)
+        else:
+            request_options = operation_options(
+                "CreateOptions" if operation == "CREATE" else "UpdateOptions", options.dry_run, options.field_manager
+            )
+        return AdmissionPoint(
+            phase,
+            operation,
+            resource_type,
+            subresource,
+            namespace,
+            name,
+            obj,
+            old,
+            options.dry_run,
+            options.user,
+            request_options,
+            kind,
+        )
+
+    def _decode(self, resource_type: ResourceType, obj: dict[str, Any], options: WriteOptions) -> dict[str, Any]:
+        """A custom resource as kube-apiserver decodes it (strict check, pruning, defaults), before webhooks."""
+        if not resource_type.custom or resource_type.schema is None:
+            return obj
+        admitted, _ = admit(obj, resource_type.schema, strict=options.strict_fields, validate=False)
+        return admitted
 
     def _storage_api_version(self, resource_type: ResourceType) -> str:
         if resource_type.version == resource_type.storage_version:
@@ -440,6 +530,20 @@ class Operations:
         *,
         subresource: str = "",
     ) -> dict[str, Any]:
+        return run_without_webhooks(
+            self.update_steps(resource_type, namespace, name, body, options, subresource=subresource)
+        )
+
+    def update_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        body: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> Steps[dict[str, Any]]:
         current = self._current(resource_type, namespace, name)
         obj = self._check_identity(resource_type, body)
         body_name = obj["metadata"].get("name")
@@ -461,7 +565,11 @@ class Operations:
                     )
                 ],
             )
-        return self._write(resource_type, current, obj, options, subresource=subresource, operation="Update")
+        return (
+            yield from self._write_steps(
+                resource_type, current, obj, options, subresource=subresource, operation="Update"
+            )
+        )
 
     def patch(
         self,
@@ -475,8 +583,26 @@ class Operations:
         subresource: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """Returns the patched object and whether it was created (apply of a new object)."""
+        return run_without_webhooks(
+            self.patch_steps(resource_type, namespace, name, patch_type, patch_body, options, subresource=subresource)
+        )
+
+    def patch_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        patch_type: str,
+        patch_body: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> Steps[tuple[dict[str, Any], bool]]:
         if patch_type == APPLY_PATCH:
-            return self.apply(resource_type, namespace, name, patch_body, options, subresource=subresource)
+            applied = yield from self.apply_steps(
+                resource_type, namespace, name, patch_body, options, subresource=subresource
+            )
+            return applied
         current = self._current(resource_type, namespace, name)
         if patch_type == MERGE_PATCH:
             if not isinstance(patch_body, dict):
@@ -494,7 +620,10 @@ class Operations:
         patched = _writable_copy(patched)
         self._check_identity(resource_type, patched)
         patched["metadata"]["name"] = name
-        return self._write(resource_type, current, patched, options, subresource=subresource, operation="Update"), False
+        written = yield from self._write_steps(
+            resource_type, current, patched, options, subresource=subresource, operation="Update"
+        )
+        return written, False
 
     def apply(
         self,
@@ -507,6 +636,20 @@ class Operations:
         subresource: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """Server-side apply as create-or-merge, recording the applied fields under the field manager."""
+        return run_without_webhooks(
+            self.apply_steps(resource_type, namespace, name, config, options, subresource=subresource)
+        )
+
+    def apply_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        config: Any,
+        options: WriteOptions,
+        *,
+        subresource: str = "",
+    ) -> Steps[tuple[dict[str, Any], bool]]:
         if not options.field_manager:
             raise bad_request("PATCH: fieldManager is required for apply patch")
         if not isinstance(config, dict) or not config.get("apiVersion") or not config.get("kind"):
@@ -521,14 +664,16 @@ class Operations:
                 raise not_found(resource_type.plural, resource_type.group, name)
             body = clone_json(config)
             body.setdefault("metadata", {})["name"] = name
-            created = self.create(resource_type, namespace, body, options, operation="Apply", applied=applied)
+            created = yield from self.create_steps(
+                resource_type, namespace, body, options, operation="Apply", applied=applied
+            )
             return created, True
         config = clone_json(config)
         config.setdefault("metadata", {}).pop("resourceVersion", None)
         merged = merge_patch(current, config) if resource_type.custom else strategic_merge(current, config)
         merged = _writable_copy(merged)
         self._check_identity(resource_type, merged)
-        updated = self._write(
+        updated = yield from self._write_steps(
             resource_type,
             current,
             merged,
@@ -539,7 +684,7 @@ class Operations:
         )
         return updated, False
 
-    def _write(
+    def _write_steps(
         self,
         resource_type: ResourceType,
         current: dict[str, Any],
@@ -549,10 +694,19 @@ class Operations:
         subresource: str,
         operation: str,
         applied: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Steps[dict[str, Any]]:
         """The common tail of update, patch and apply on an existing object."""
         name = current["metadata"]["name"]
         current_rv = current["metadata"]["resourceVersion"]
+        # The scale subresource admits Scale objects (in update_scale), not the object behind them.
+        admitting = self.admission_active and subresource != "scale" and not kinds.exempt_from_admission(resource_type)
+        namespace = current["metadata"].get("namespace", "")
+        if admitting:
+            new = self._decode(resource_type, new, options)
+            old = served_as(current, resource_type)
+            mutated = yield self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, old, options)
+            new = self._check_identity(resource_type, mutated)
+            new["metadata"]["name"] = name
         sent_rv = new["metadata"].get("resourceVersion")
         if sent_rv and sent_rv != current_rv:
             raise conflict(resource_type.plural, resource_type.group, name, STALE_OBJECT)
@@ -583,6 +737,7 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(new)
             new["status"] = kinds.crd_status(new, current, self.now())
+        kinds.prepare_webhook_configuration(resource_type, new)
         new = self._admit(resource_type, new, current, options)
         metadata = new["metadata"]  # admission returns a new document
         new["apiVersion"] = current["apiVersion"]
@@ -604,6 +759,11 @@ class Operations:
                 )
         if _generation_view(resource_type, new) != _generation_view(resource_type, current):
             metadata["generation"] = current["metadata"].get("generation", 0) + 1
+        if admitting:
+            served, old = served_as(new, resource_type), served_as(current, resource_type)
+            yield self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, served, old, options)
+            if self.store.get(resource_type.storage_key, namespace, name) is not current:
+                raise Stale(name)
         current_view, new_view = _without_volatile(current), _without_volatile(new)
         unchanged = new_view == current_view  # recording managedFields below changes neither view
         if unchanged and operation != "Apply":
@@ -667,11 +827,35 @@ class Operations:
     def update_scale(
         self, resource_type: ResourceType, namespace: str, name: str, scale_body: Any, options: WriteOptions
     ) -> dict[str, Any]:
+        return run_without_webhooks(self.update_scale_steps(resource_type, namespace, name, scale_body, options))
+
+    def update_scale_steps(
+        self, resource_type: ResourceType, namespace: str, name: str, scale_body: Any, options: WriteOptions
+    ) -> Steps[dict[str, Any]]:
         if resource_type.scale is None:
             raise ApiError(404, "the server could not find the requested resource")
         if not isinstance(scale_body, dict):
             raise bad_request("the request body must be a Scale object")
         current = self._current(resource_type, namespace, name)
+        if self.admission_active:
+            # Webhooks on `<resource>/scale` see autoscaling/v1 Scale objects, as kube-apiserver sends them.
+            old_scale = self.get_scale(resource_type, namespace, name)
+            scale_body = {
+                **scale_body,
+                "kind": "Scale",
+                "apiVersion": "autoscaling/v1",
+                "metadata": {**old_scale["metadata"], **(scale_body.get("metadata") or {})},
+            }
+            scale_kind = ("autoscaling", "v1", "Scale")
+            mutated = yield self._point(
+                MUTATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
+            )
+            scale_body = mutated if isinstance(mutated, dict) else scale_body
+            yield self._point(
+                VALIDATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
+            )
+            if self.store.get(resource_type.storage_key, namespace, name) is not current:
+                raise Stale(name)
         replicas = (scale_body.get("spec") or {}).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             raise invalid(
@@ -689,7 +873,7 @@ class Operations:
         new = clone_json(current)
         new["metadata"]["resourceVersion"] = (scale_body.get("metadata") or {}).get("resourceVersion", "")
         _set_path(new, resource_type.scale.spec_replicas_path, replicas)
-        self._write(resource_type, current, new, options, subresource="scale", operation="Update")
+        yield from self._write_steps(resource_type, current, new, options, subresource="scale", operation="Update")
         return self.get_scale(resource_type, namespace, name) if not options.dry_run else scale_body
 
     def patch_scale(
@@ -701,6 +885,19 @@ class Operations:
         patch_body: Any,
         options: WriteOptions,
     ) -> dict[str, Any]:
+        return run_without_webhooks(
+            self.patch_scale_steps(resource_type, namespace, name, patch_type, patch_body, options)
+        )
+
+    def patch_scale_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        patch_type: str,
+        patch_body: Any,
+        options: WriteOptions,
+    ) -> Steps[dict[str, Any]]:
         scale = self.get_scale(resource_type, namespace, name)
         if patch_type == JSON_PATCH:
             patched = json_patch(scale, patch_body)
@@ -708,7 +905,7 @@ class Operations:
             patched = merge_patch(scale, patch_body)
         else:
             raise bad_request("scale patch must be a JSON object")
-        return self.update_scale(resource_type, namespace, name, patched, options)
+        return (yield from self.update_scale_steps(resource_type, namespace, name, patched, options))
 
     # --- delete -------------------------------------------------------------------------------------
 
@@ -721,6 +918,16 @@ class Operations:
         options: WriteOptions,
     ) -> tuple[dict[str, Any], bool]:
         """Returns the object and whether it is gone (False: deletion waits for finalizers)."""
+        return run_without_webhooks(self.delete_steps(resource_type, namespace, name, delete_options, options))
+
+    def delete_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        delete_options: dict[str, Any],
+        options: WriteOptions,
+    ) -> Steps[tuple[dict[str, Any], bool]]:
         current = self._current(resource_type, namespace, name)
         preconditions = delete_options.get("preconditions") or {}
         meta = current["metadata"]
@@ -746,6 +953,15 @@ class Operations:
         )
         if policy not in ("Orphan", "Background", "Foreground"):
             raise bad_request(f'propagationPolicy: Unsupported value: "{policy}"')
+        if self.admission_active and not kinds.exempt_from_admission(resource_type):
+            # DELETE is admitted with the object being deleted as oldObject and no object, in both phases.
+            old = served_as(current, resource_type)
+            for phase in (MUTATING, VALIDATING):
+                yield self._point(
+                    phase, "DELETE", resource_type, "", namespace, None, old, options, delete_options=delete_options
+                )
+            if self.store.get(resource_type.storage_key, namespace, name) is not current:
+                raise Stale(name)
         if _is_being_deleted(current):
             return served_as(current, resource_type), False
         if policy == "Orphan" and not options.dry_run:
@@ -779,6 +995,19 @@ class Operations:
         delete_options: dict[str, Any],
         options: WriteOptions,
     ) -> dict[str, Any]:
+        return run_without_webhooks(
+            self.delete_collection_steps(resource_type, namespace, labels, fields, delete_options, options)
+        )
+
+    def delete_collection_steps(
+        self,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: tuple[Requirement, ...],
+        fields: tuple[FieldRequirement, ...],
+        delete_options: dict[str, Any],
+        options: WriteOptions,
+    ) -> Steps[dict[str, Any]]:
         doomed = [
             obj
             for obj in self.store.objects(resource_type.storage_key, namespace)
@@ -787,7 +1016,14 @@ class Operations:
         items = []
         for obj in doomed:
             meta = obj["metadata"]
-            deleted, _ = self.delete(resource_type, meta.get("namespace", ""), meta["name"], delete_options, options)
+            try:
+                deleted, _ = yield from self.delete_steps(
+                    resource_type, meta.get("namespace", ""), meta["name"], delete_options, options
+                )
+            except ApiError as error:
+                if error.code == 404:  # deleted by someone else while webhooks answered: kube ignores it too
+                    continue
+                raise
             items.append(deleted)
         return {
             "kind": resource_type.list_kind,
@@ -842,13 +1078,15 @@ class Operations:
             return
         new = clone_json(current)
         change(new)
-        self._write(
-            resource_type,
-            current,
-            new,
-            WriteOptions(field_manager=manager),
-            subresource="",
-            operation="Update",
+        run_without_webhooks(
+            self._write_steps(
+                resource_type,
+                current,
+                new,
+                WriteOptions(field_manager=manager),
+                subresource="",
+                operation="Update",
+            )
         )
 
     def remove_all(self, resource_type: ResourceType) -> None:

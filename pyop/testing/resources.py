@@ -153,6 +153,8 @@ EVENT_FIELD_LABELS = {
     )
 }
 
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+
 BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _builtin("", "v1", "namespaces", "Namespace", False, short_names=("ns",), has_status=True),
     _builtin("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
@@ -186,6 +188,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _builtin("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",)),
     _builtin("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=CREATE_ONLY),
     _builtin("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=CREATE_ONLY),
+    _builtin(ADMISSION_GROUP, "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False),
+    _builtin(ADMISSION_GROUP, "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", False),
     _builtin(
         "apiextensions.k8s.io",
         "v1",

@@ -35,6 +35,8 @@ from pyop.testing.patch import clone_json
 from pyop.testing.resources import ResourceRegistry
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.store import Store
+from pyop.testing.webhook_dispatch import WebhookDispatcher
+from pyop.testing.webhook_install import install_webhooks
 
 ADMIN_USER = "pyop-test-admin"
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -80,13 +82,15 @@ class TestAPIServer:
             self.store, self.resources, clock=clock, users=self.users, bookmark_interval=bookmark_interval
         )
         self.controllers = Controllers(self.operations)
+        self.webhooks = WebhookDispatcher(self.store, self.operations)
+        self.controllers.on_webhooks_changed = self.webhooks.reload
         self.faults = FaultInjector(lambda: list(self.operations.watchers), self.store.compact)
         self.requests: list[RequestRecord] = []
         self.url = ""
         self._runner: web.ServerRunner | None = None
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
-        self._handler = ApiHandler(self.operations)
+        self._handler = ApiHandler(self.operations, self.webhooks)
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
             self.operations.create(
@@ -122,6 +126,7 @@ class TestAPIServer:
         for watcher in list(self.operations.watchers):
             watcher.close()
         await self.controllers.stop()
+        await self.webhooks.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -165,6 +170,23 @@ class TestAPIServer:
                     self.add_crd(document)
                     names.append(document["metadata"]["name"])
         return names
+
+    def install_webhooks(
+        self,
+        source: str | Path | dict[str, Any] | list[dict[str, Any]],
+        *,
+        url: str,
+        ca_bundle: bytes | str | Path | None = None,
+    ) -> list[str]:
+        """Create (or replace) the webhook configurations of a manifest, pointed at a local webhook server.
+
+        ``source``: a YAML file (Kubebuilder's ``config/webhook/manifests.yaml``), a folder of them, or the
+        documents themselves. Every webhook's ``clientConfig`` becomes ``url`` + its service path, as envtest
+        rewrites service references to its local webhook server; ``ca_bundle`` (PEM bytes or text, or a file
+        such as the manager's ``tls.crt``) is the CA the server verifies that server's certificate with.
+        Returns the names of the configurations installed.
+        """
+        return install_webhooks(self.operations, source, url=url, ca_bundle=ca_bundle)
 
     def add_user(self, token: str, username: str, groups: list[str] | None = None) -> None:
         """Another bearer token the server accepts (and TokenReview reports)."""
@@ -219,7 +241,7 @@ class TestAPIServer:
             if injected is not None:
                 raise injected
         if isinstance(target, Target):
-            return await self._handler.handle(request, target, verb)
+            return await self._handler.handle(request, target, verb, self.users[authorization[7:].strip()])
         if isinstance(target, DiscoveryPath):
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -38,6 +38,7 @@ def admit(
     *,
     old: dict[str, Any] | None = None,
     strict: bool = False,
+    validate: bool = True,
 ) -> tuple[dict[str, Any], list[StatusCause]]:
     """The object as it would be stored (pruned, defaulted) and the validation failures, if any.
 
@@ -45,6 +46,7 @@ def admit(
     whole object per write used to be its largest cost); the registry never modifies stored
     objects in place, so sharing is safe.
     ``strict`` is ``fieldValidation=Strict``: unknown fields are a 400 instead of being dropped.
+    ``validate=False`` only decodes (what mutating webhooks are shown before the object is validated).
     """
     if schema is None:
         return obj, []
@@ -55,5 +57,7 @@ def admit(
             raise bad_request("strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown))
     admitted = schema_engine.normalize(obj, schema_dict, share=True)
     assert isinstance(admitted, dict)
+    if not validate:
+        return admitted, []
     errors = schema_engine.validate(admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT)
     return admitted, [cause_from_field_error(error) for error in errors]
