@@ -54,7 +54,7 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
                 f"controller for {group}/{version}, Kind={kind} already exists: pass --force to scaffold it again"
             )
 
-    layout = KindLayout(project, group, version, kind, plural)
+    layout = KindLayout(project, group, version, kind, plural, api_package=existing.path if existing else None)
     notes: list[str] = []
     controller = options.controller
     owner = next((s for s in project.kinds_of(group, kind) if s.controller and s.version != version), None)

@@ -120,7 +120,7 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
         _check_not_scaffolded(entry, options)
 
     settings = _merged_settings(entry.webhooks, options, spokes)
-    layout = KindLayout(project, group, version, kind, plural)
+    layout = KindLayout(project, group, version, kind, plural, api_package=entry.path)
     changes = ChangeSet(root, force=options.force)
     context = _context(root, project, layout, settings)
     rendered = render_template("webhook", context)
@@ -285,7 +285,10 @@ def _context(root: Path, project: Project, layout: KindLayout, settings: Webhook
 
 
 def _sibling(layout: KindLayout, version: str) -> KindLayout:
-    return KindLayout(layout.project, layout.group, version, layout.kind, layout.plural)
+    """Another version of the kind, where PROJECT says its API is."""
+    entry = layout.project.find(layout.group, version, layout.kind)
+    path = entry.path if entry is not None else None
+    return KindLayout(layout.project, layout.group, version, layout.kind, layout.plural, api_package=path)
 
 
 def _plan_code(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes]) -> None:

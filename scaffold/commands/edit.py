@@ -109,7 +109,7 @@ def _moved_files(root: Path, old: Project, new: Project, entry: ResourceEntry) -
     from pyop.api.naming import default_plural
 
     plural = entry.plural or default_plural(entry.kind)
-    before = KindLayout(old, entry.group, entry.version, entry.kind, plural)
+    before = KindLayout(old, entry.group, entry.version, entry.kind, plural, api_package=entry.path)
     after = KindLayout(new, entry.group, entry.version, entry.kind, plural)
     # Only Python modules: config files (helper roles, CRD patches) work from any path kustomize lists them under.
     candidates: list[tuple[str, str]] = []

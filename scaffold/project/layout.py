@@ -27,6 +27,10 @@ class KindLayout:
     version: str
     kind: str
     plural: str
+    # The kind's API module as PROJECT records it (a resource's `path`); it wins over the layout, because files
+    # stay where `create api` put them when `pyop edit --multigroup` changes the layout later (as in Kubebuilder,
+    # whose scaffolds import a resource's recorded path).
+    api_package: str | None = None
 
     @property
     def qualified_group(self) -> str:
@@ -38,6 +42,8 @@ class KindLayout:
 
     @property
     def api_dir(self) -> str:
+        if self.api_package and self.api_package.startswith(f"{self.project.package}.api."):
+            return self.api_package.replace(".", "/")
         parts = [self.project.package, "api"]
         if self.project.multigroup:
             parts.append(_module_part(self.group))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import kubernetes_validate
@@ -284,3 +285,34 @@ def test_owner_alone_on_a_project_without_header_is_refused(tmp_path: Path, pyop
     assert line.startswith("Error: invalid --owner 'Acme': the licence is none")
     _ok(pyop, root, "--license", "apache2", "--owner", "Acme")
     assert (root / "hack/boilerplate.py.txt").read_text().startswith("# Copyright Acme.\n")
+
+
+def test_scaffolds_after_multigroup_find_apis_where_project_records_them(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "op", pyop, apis=(CAPTAIN,))
+    _ok(pyop, root, "--multigroup")
+    assert pyop("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", cwd=root).exit_code == 0
+    assert (root / "op/api/crew/v2/captain_types.py").is_file()
+    result = pyop("create", "webhook", *CAPTAIN, "--defaulting", "--conversion", "--spoke", "v2", cwd=root)
+    assert result.exit_code == 0, result.stderr
+
+    webhook = (root / "op/webhook/crew/v1/captain_webhook.py").read_text()
+    assert "from op.api.v1.captain_types import Captain\n" in webhook  # the hub stayed in the old layout
+    assert "from op.api.crew.v2.captain_types import Captain as CaptainV2\n" in webhook
+    assert (
+        "# +kubebuilder:storageversion\nclass Captain(\n    Resource,\n    Hub,\n"
+        in (root / "op/api/v1/captain_types.py").read_text()
+    )
+    assert (
+        "from op.api.v1.captain_types import Captain as HubCaptain\n"
+        in (root / "op/api/crew/v2/captain_types.py").read_text()
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", "import op.main, op.webhook.crew.v1.captain_webhook"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert pyop("make", "manifests", cwd=root).exit_code == 0
+    crd = yaml.safe_load((root / "config/crd/bases/crew.example.com_captains.yaml").read_text())
+    assert {v["name"]: v["storage"] for v in crd["spec"]["versions"]} == {"v1": True, "v2": False}
