@@ -8,6 +8,7 @@ certificate, the manager patch and the CA-injection replacements as soon as the 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -279,9 +280,26 @@ def _context(root: Path, project: Project, layout: KindLayout, settings: Webhook
         "custom_defaulting_path": settings.defaulting_path is not None,
         "custom_validation_path": settings.validation_path is not None,
         "spokes": ",".join(spokes),
-        "spoke_types_modules": ",".join(_sibling(layout, s).types_module for s in spokes),
+        "api_imports": _api_imports(layout, spokes),
         "crd_name": layout.crd_name,
     }
+
+
+def _api_imports(layout: KindLayout, spokes: list[str]) -> str:
+    """The kind's imports from the hub and spoke modules, in the order ruff's isort wants them (v2 before v10).
+
+    Sorted here, not in the template: a hub whose module sorts after a spoke's (hub v2, spoke v1beta1; or a kind
+    created before `pyop edit --multigroup` next to one created after) would otherwise fail the project's lint.
+    """
+    kind = layout.kind
+    lines = [f"from {layout.types_module} import {kind}"]
+    lines += [f"from {_sibling(layout, s).types_module} import {kind} as {kind}{s.capitalize()}" for s in spokes]
+    return "\n".join(sorted(lines, key=_natural_key))
+
+
+def _natural_key(text: str) -> list[str | int]:
+    """`p.api.v10` after `p.api.v2`: digit runs compare as numbers, as isort's natural order does."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def _sibling(layout: KindLayout, version: str) -> KindLayout:

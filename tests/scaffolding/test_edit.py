@@ -313,6 +313,8 @@ def test_scaffolds_after_multigroup_find_apis_where_project_records_them(tmp_pat
         text=True,
     )
     assert imported.returncode == 0, imported.stderr
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=root, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr  # the project's own `make lint`
     assert pyop("make", "manifests", cwd=root).exit_code == 0
     crd = yaml.safe_load((root / "config/crd/bases/crew.example.com_captains.yaml").read_text())
     assert {v["name"]: v["storage"] for v in crd["spec"]["versions"]} == {"v1": True, "v2": False}

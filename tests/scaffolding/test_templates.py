@@ -30,7 +30,9 @@ CONTEXTS = {
             "validation": True,
             "conversion": True,
             "spokes": "v2,v3",
-            "spoke_types_modules": "p.api.v2.captain_types,p.api.v3.captain_types",
+            "api_imports": "from p.api.v1.captain_types import Captain\n"
+            "from p.api.v2.captain_types import Captain as CaptainV2\n"
+            "from p.api.v3.captain_types import Captain as CaptainV3",
             "spoke_version": "v3",
         },
     ],

@@ -24,10 +24,7 @@ from pyop.manager import Manager
 from pyop.webhook import Warnings
 {%- endif %}
 
-from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
-{%- for spoke in cookiecutter.spokes.split(",") if spoke %}
-from {{ cookiecutter.spoke_types_modules.split(",")[loop.index0] }} import {{ cookiecutter.kind }} as {{ cookiecutter.kind }}{{ spoke.capitalize() }}
-{%- endfor %}
+{{ cookiecutter.api_imports }}
 
 log = logging.getLogger(__name__)
 

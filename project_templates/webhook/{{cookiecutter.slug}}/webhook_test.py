@@ -10,10 +10,7 @@ from pathlib import Path
 import yaml
 from pyop.manager import Manager, ManagerOptions
 
-from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
-{%- for spoke in cookiecutter.spokes.split(",") if spoke %}
-from {{ cookiecutter.spoke_types_modules.split(",")[loop.index0] }} import {{ cookiecutter.kind }} as {{ cookiecutter.kind }}{{ spoke.capitalize() }}
-{%- endfor %}
+{{ cookiecutter.api_imports }}
 from {{ cookiecutter.webhook_module }} import {% if cookiecutter.defaulting %}{{ cookiecutter.kind }}Defaulter, {% endif %}{% if cookiecutter.validation %}{{ cookiecutter.kind }}Validator, {% endif %}{{ cookiecutter.setup_function }}
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
