@@ -1,28 +1,29 @@
 """Admission points: where a write stops so that admission webhooks can see, change or refuse the object.
 
-The registry (``operations.py``) is synchronous, but calling a webhook is network I/O. So each write is a
-generator that yields an ``AdmissionPoint`` where kube-apiserver runs mutating admission (before the
-registry strategy) and validating admission (after it, just before storage), and is resumed with the object
-to carry on with. ``run_without_webhooks`` drives it without suspending (the Python API, the server's own
-controllers, and every request while no webhook configuration exists); the webhook dispatcher drives it
-across ``await``s. The world can change while a write is suspended, so a write that finds its object changed
-on resumption raises ``Stale`` and is started again from the request, as kube-apiserver's GuaranteedUpdate
-retries.
+The registry (``operations.py``) is synchronous, but calling a webhook is network I/O on the same event loop
+(often to a manager running in the test's own loop). A write that may meet webhooks therefore runs in an
+``AdmittedWrite`` greenlet: at each point where kube-apiserver runs mutating admission (before the registry
+strategy) or validating admission (after it, just before storage), ``suspend`` switches back to the dispatcher
+with an ``AdmissionPoint``; the dispatcher awaits the webhooks and switches back in with the object to carry on
+with. Anywhere else (the Python API, the server's own controllers) ``suspend`` answers the object unchanged, and
+while no webhook configuration exists the points are not even reached: a write costs what it did before.
+
+The world can change while a write is suspended, so a write that finds its object changed on resumption raises
+``Stale`` and is started again from the request, as kube-apiserver's GuaranteedUpdate retries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
+
+from greenlet import getcurrent, greenlet
 
 from pyop.testing.kinds import UserInfo
 from pyop.testing.resources import ResourceType
 
 MUTATING = "mutating"
 VALIDATING = "validating"
-
-T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -43,22 +44,20 @@ class AdmissionPoint:
     kind: tuple[str, str, str] | None = None  # (group, version, kind) when not the resource's own (Scale)
 
 
-Steps = Generator[AdmissionPoint, "dict[str, Any] | None", T]
-"""A write: yields admission points, is sent the object to continue with, returns the write's result."""
-
-
 class Stale(Exception):  # noqa: N818 - a signal to start over, not a failure
     """The object changed while the write waited for webhooks; the write must start again."""
 
 
-def run_without_webhooks(steps: Generator[AdmissionPoint, Any, T]) -> T:
-    """Drive a write to its end, answering every admission point with its object unchanged."""
-    try:
-        point = next(steps)
-        while True:
-            point = steps.send(point.obj)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+class AdmittedWrite(greenlet):  # type: ignore[misc]  # greenlet ships no precise stubs for subclassing
+    """A write that may be suspended at its admission points (its parent is the dispatcher)."""
+
+
+def suspend(point: AdmissionPoint) -> dict[str, Any] | None:
+    """Hand an admission point to the dispatcher and return the object to continue with."""
+    current = getcurrent()
+    if isinstance(current, AdmittedWrite):
+        return current.parent.switch(point)  # type: ignore[no-any-return]
+    return point.obj
 
 
 def operation_options(kind: str, dry_run: bool, field_manager: str = "", **extra: Any) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import yaml
 from aiohttp import web
 
 from pyop.client.jsoncodec import decode_json
-from pyop.testing.admission import Steps, run_without_webhooks
 from pyop.testing.errors import ApiError, bad_request, warning_header
 from pyop.testing.kinds import UserInfo
 from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
@@ -85,12 +84,12 @@ class ApiHandler:
         self.resources = operations.resources
         self.webhooks = webhooks
 
-    async def _admitted(self, start: Callable[[Any], Steps[T]], body: Any, warnings: list[str]) -> T:
+    async def _admitted(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
         """Run a write; through the admission webhooks only while some are configured."""
         if not self.operations.admission_active:
-            return run_without_webhooks(start(body))
+            return write(body)
         try:
-            return await self.webhooks.drive(start, body, warnings)
+            return await self.webhooks.drive(write, body, warnings)
         except ApiError as error:
             error.warnings = warnings
             raise
@@ -158,7 +157,7 @@ class ApiHandler:
                 options = write_options(request, user)
                 warnings: list[str] = []
                 deleted = await self._admitted(
-                    lambda body: ops.delete_collection_steps(
+                    lambda body: ops.delete_collection(
                         resource_type, namespace, labels, fields, delete_options, options
                     ),
                     body,
@@ -170,9 +169,7 @@ class ApiHandler:
         if verb == "create":
             body = await read_json(request)
             options = write_options(request, user)
-            created = await self._admitted(
-                lambda body: ops.create_steps(resource_type, ns, body, options), body, warnings
-            )
+            created = await self._admitted(lambda body: ops.create(resource_type, ns, body, options), body, warnings)
             return _with_warnings(json_response(created, 201), warnings)
         if verb == "update":
             body = await read_json(request)
@@ -180,12 +177,12 @@ class ApiHandler:
             name = target.name
             if target.subresource == "scale":
                 scaled = await self._admitted(
-                    lambda body: ops.update_scale_steps(resource_type, ns, name, body, options), body, warnings
+                    lambda body: ops.update_scale(resource_type, ns, name, body, options), body, warnings
                 )
                 return _with_warnings(json_response(scaled), warnings)
             subresource = "status" if target.subresource == "status" else ""
             updated = await self._admitted(
-                lambda body: ops.update_steps(resource_type, ns, name, body, options, subresource=subresource),
+                lambda body: ops.update(resource_type, ns, name, body, options, subresource=subresource),
                 body,
                 warnings,
             )
@@ -203,16 +200,14 @@ class ApiHandler:
             name = target.name
             if target.subresource == "scale":
                 scaled = await self._admitted(
-                    lambda body: ops.patch_scale_steps(resource_type, ns, name, content_type, body, options),
+                    lambda body: ops.patch_scale(resource_type, ns, name, content_type, body, options),
                     body,
                     warnings,
                 )
                 return _with_warnings(json_response(scaled), warnings)
             subresource = "status" if target.subresource == "status" else ""
             result, was_created = await self._admitted(
-                lambda body: ops.patch_steps(
-                    resource_type, ns, name, content_type, body, options, subresource=subresource
-                ),
+                lambda body: ops.patch(resource_type, ns, name, content_type, body, options, subresource=subresource),
                 body,
                 warnings,
             )
@@ -223,7 +218,7 @@ class ApiHandler:
             options = write_options(request, user)
             name = target.name
             result, gone = await self._admitted(
-                lambda body: ops.delete_steps(resource_type, ns, name, delete_options, options), body, warnings
+                lambda body: ops.delete(resource_type, ns, name, delete_options, options), body, warnings
             )
             return _with_warnings(json_response(result, 200 if gone else 202), warnings)
         raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -19,15 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pyop.testing import kinds, managed_fields
-from pyop.testing.admission import (
-    MUTATING,
-    VALIDATING,
-    AdmissionPoint,
-    Stale,
-    Steps,
-    operation_options,
-    run_without_webhooks,
-)
+from pyop.testing.admission import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
 from pyop.testing.errors import (
     STALE_OBJECT,
     ApiError,
@@ -51,6 +43,7 @@ from pyop.testing.selectors import (
 from pyop.testing.store import ListSnapshot, Store
 from pyop.testing.validation import admit
 from pyop.testing.watch import INITIAL_EVENTS_END, Watcher, served_as
+from pyop.testing.webhook_config import CONFIGURATION_KEYS
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -373,20 +366,6 @@ class Operations:
         operation: str = "Update",
         applied: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        return run_without_webhooks(
-            self.create_steps(resource_type, namespace, body, options, operation=operation, applied=applied)
-        )
-
-    def create_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        body: Any,
-        options: WriteOptions,
-        *,
-        operation: str = "Update",
-        applied: dict[str, Any] | None = None,
-    ) -> Steps[dict[str, Any]]:
         obj = self._check_identity(resource_type, body)
         self._check_namespace(resource_type, namespace, obj)
         metadata = obj["metadata"]
@@ -398,7 +377,7 @@ class Operations:
             if resource_type.namespaced:
                 self._require_live_namespace(namespace)
             obj = self._decode(resource_type, obj, options)
-            mutated = yield self._point(MUTATING, "CREATE", resource_type, "", namespace, obj, None, options)
+            mutated = suspend(self._point(MUTATING, "CREATE", resource_type, "", namespace, obj, None, options))
             obj = self._check_identity(resource_type, mutated)
             self._check_namespace(resource_type, namespace, obj)
             metadata = obj["metadata"]
@@ -426,7 +405,8 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(obj)
             obj["status"] = kinds.crd_status(obj, None, self.now())
-        kinds.prepare_webhook_configuration(resource_type, obj)
+        elif resource_type.storage_key in CONFIGURATION_KEYS:
+            kinds.prepare_webhook_configuration(resource_type, obj)
         obj = self._admit(resource_type, obj, None, options)
         obj["apiVersion"] = self._storage_api_version(resource_type)
         manager = options.manager
@@ -443,7 +423,7 @@ class Operations:
         )
         if admitting:
             served = served_as(obj, resource_type)
-            yield self._point(VALIDATING, "CREATE", resource_type, "", namespace, served, None, options)
+            suspend(self._point(VALIDATING, "CREATE", resource_type, "", namespace, served, None, options))
             # The store may have moved on while the webhooks answered.
             if resource_type.namespaced:
                 self._require_live_namespace(namespace)
@@ -453,6 +433,11 @@ class Operations:
             return served_as(obj, resource_type)
         self._commit(resource_type, "ADDED", obj, None)
         return served_as(obj, resource_type)
+
+    def _storage_api_version(self, resource_type: ResourceType) -> str:
+        if resource_type.version == resource_type.storage_version:
+            return resource_type.api_version
+        return f"{resource_type.group}/{resource_type.storage_version}"
 
     def _point(
         self,
@@ -499,11 +484,6 @@ class Operations:
         admitted, _ = admit(obj, resource_type.schema, strict=options.strict_fields, validate=False)
         return admitted
 
-    def _storage_api_version(self, resource_type: ResourceType) -> str:
-        if resource_type.version == resource_type.storage_version:
-            return resource_type.api_version
-        return f"{resource_type.group}/{resource_type.storage_version}"
-
     def _admit(
         self,
         resource_type: ResourceType,
@@ -530,20 +510,6 @@ class Operations:
         *,
         subresource: str = "",
     ) -> dict[str, Any]:
-        return run_without_webhooks(
-            self.update_steps(resource_type, namespace, name, body, options, subresource=subresource)
-        )
-
-    def update_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        name: str,
-        body: Any,
-        options: WriteOptions,
-        *,
-        subresource: str = "",
-    ) -> Steps[dict[str, Any]]:
         current = self._current(resource_type, namespace, name)
         obj = self._check_identity(resource_type, body)
         body_name = obj["metadata"].get("name")
@@ -565,11 +531,7 @@ class Operations:
                     )
                 ],
             )
-        return (
-            yield from self._write_steps(
-                resource_type, current, obj, options, subresource=subresource, operation="Update"
-            )
-        )
+        return self._write(resource_type, current, obj, options, subresource=subresource, operation="Update")
 
     def patch(
         self,
@@ -583,26 +545,8 @@ class Operations:
         subresource: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """Returns the patched object and whether it was created (apply of a new object)."""
-        return run_without_webhooks(
-            self.patch_steps(resource_type, namespace, name, patch_type, patch_body, options, subresource=subresource)
-        )
-
-    def patch_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        name: str,
-        patch_type: str,
-        patch_body: Any,
-        options: WriteOptions,
-        *,
-        subresource: str = "",
-    ) -> Steps[tuple[dict[str, Any], bool]]:
         if patch_type == APPLY_PATCH:
-            applied = yield from self.apply_steps(
-                resource_type, namespace, name, patch_body, options, subresource=subresource
-            )
-            return applied
+            return self.apply(resource_type, namespace, name, patch_body, options, subresource=subresource)
         current = self._current(resource_type, namespace, name)
         if patch_type == MERGE_PATCH:
             if not isinstance(patch_body, dict):
@@ -620,10 +564,7 @@ class Operations:
         patched = _writable_copy(patched)
         self._check_identity(resource_type, patched)
         patched["metadata"]["name"] = name
-        written = yield from self._write_steps(
-            resource_type, current, patched, options, subresource=subresource, operation="Update"
-        )
-        return written, False
+        return self._write(resource_type, current, patched, options, subresource=subresource, operation="Update"), False
 
     def apply(
         self,
@@ -636,20 +577,6 @@ class Operations:
         subresource: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """Server-side apply as create-or-merge, recording the applied fields under the field manager."""
-        return run_without_webhooks(
-            self.apply_steps(resource_type, namespace, name, config, options, subresource=subresource)
-        )
-
-    def apply_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        name: str,
-        config: Any,
-        options: WriteOptions,
-        *,
-        subresource: str = "",
-    ) -> Steps[tuple[dict[str, Any], bool]]:
         if not options.field_manager:
             raise bad_request("PATCH: fieldManager is required for apply patch")
         if not isinstance(config, dict) or not config.get("apiVersion") or not config.get("kind"):
@@ -664,16 +591,14 @@ class Operations:
                 raise not_found(resource_type.plural, resource_type.group, name)
             body = clone_json(config)
             body.setdefault("metadata", {})["name"] = name
-            created = yield from self.create_steps(
-                resource_type, namespace, body, options, operation="Apply", applied=applied
-            )
+            created = self.create(resource_type, namespace, body, options, operation="Apply", applied=applied)
             return created, True
         config = clone_json(config)
         config.setdefault("metadata", {}).pop("resourceVersion", None)
         merged = merge_patch(current, config) if resource_type.custom else strategic_merge(current, config)
         merged = _writable_copy(merged)
         self._check_identity(resource_type, merged)
-        updated = yield from self._write_steps(
+        updated = self._write(
             resource_type,
             current,
             merged,
@@ -684,7 +609,7 @@ class Operations:
         )
         return updated, False
 
-    def _write_steps(
+    def _write(
         self,
         resource_type: ResourceType,
         current: dict[str, Any],
@@ -694,17 +619,17 @@ class Operations:
         subresource: str,
         operation: str,
         applied: dict[str, Any] | None = None,
-    ) -> Steps[dict[str, Any]]:
+    ) -> dict[str, Any]:
         """The common tail of update, patch and apply on an existing object."""
         name = current["metadata"]["name"]
         current_rv = current["metadata"]["resourceVersion"]
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
         admitting = self.admission_active and subresource != "scale" and not kinds.exempt_from_admission(resource_type)
-        namespace = current["metadata"].get("namespace", "")
         if admitting:
+            namespace = current["metadata"].get("namespace", "")
             new = self._decode(resource_type, new, options)
             old = served_as(current, resource_type)
-            mutated = yield self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, old, options)
+            mutated = suspend(self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, old, options))
             new = self._check_identity(resource_type, mutated)
             new["metadata"]["name"] = name
         sent_rv = new["metadata"].get("resourceVersion")
@@ -737,7 +662,8 @@ class Operations:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(new)
             new["status"] = kinds.crd_status(new, current, self.now())
-        kinds.prepare_webhook_configuration(resource_type, new)
+        elif resource_type.storage_key in CONFIGURATION_KEYS:
+            kinds.prepare_webhook_configuration(resource_type, new)
         new = self._admit(resource_type, new, current, options)
         metadata = new["metadata"]  # admission returns a new document
         new["apiVersion"] = current["apiVersion"]
@@ -761,7 +687,7 @@ class Operations:
             metadata["generation"] = current["metadata"].get("generation", 0) + 1
         if admitting:
             served, old = served_as(new, resource_type), served_as(current, resource_type)
-            yield self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, served, old, options)
+            suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, served, old, options))
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
                 raise Stale(name)
         current_view, new_view = _without_volatile(current), _without_volatile(new)
@@ -827,35 +753,13 @@ class Operations:
     def update_scale(
         self, resource_type: ResourceType, namespace: str, name: str, scale_body: Any, options: WriteOptions
     ) -> dict[str, Any]:
-        return run_without_webhooks(self.update_scale_steps(resource_type, namespace, name, scale_body, options))
-
-    def update_scale_steps(
-        self, resource_type: ResourceType, namespace: str, name: str, scale_body: Any, options: WriteOptions
-    ) -> Steps[dict[str, Any]]:
         if resource_type.scale is None:
             raise ApiError(404, "the server could not find the requested resource")
         if not isinstance(scale_body, dict):
             raise bad_request("the request body must be a Scale object")
         current = self._current(resource_type, namespace, name)
         if self.admission_active:
-            # Webhooks on `<resource>/scale` see autoscaling/v1 Scale objects, as kube-apiserver sends them.
-            old_scale = self.get_scale(resource_type, namespace, name)
-            scale_body = {
-                **scale_body,
-                "kind": "Scale",
-                "apiVersion": "autoscaling/v1",
-                "metadata": {**old_scale["metadata"], **(scale_body.get("metadata") or {})},
-            }
-            scale_kind = ("autoscaling", "v1", "Scale")
-            mutated = yield self._point(
-                MUTATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
-            )
-            scale_body = mutated if isinstance(mutated, dict) else scale_body
-            yield self._point(
-                VALIDATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
-            )
-            if self.store.get(resource_type.storage_key, namespace, name) is not current:
-                raise Stale(name)
+            scale_body = self._admit_scale(resource_type, namespace, name, scale_body, current, options)
         replicas = (scale_body.get("spec") or {}).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             raise invalid(
@@ -873,8 +777,41 @@ class Operations:
         new = clone_json(current)
         new["metadata"]["resourceVersion"] = (scale_body.get("metadata") or {}).get("resourceVersion", "")
         _set_path(new, resource_type.scale.spec_replicas_path, replicas)
-        yield from self._write_steps(resource_type, current, new, options, subresource="scale", operation="Update")
+        self._write(resource_type, current, new, options, subresource="scale", operation="Update")
         return self.get_scale(resource_type, namespace, name) if not options.dry_run else scale_body
+
+    def _admit_scale(
+        self,
+        resource_type: ResourceType,
+        namespace: str,
+        name: str,
+        scale_body: dict[str, Any],
+        current: dict[str, Any],
+        options: WriteOptions,
+    ) -> dict[str, Any]:
+        """Webhooks on `<resource>/scale` see autoscaling/v1 Scale objects, as kube-apiserver sends them."""
+        old_scale = self.get_scale(resource_type, namespace, name)
+        scale_body = {
+            **scale_body,
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": {**old_scale["metadata"], **(scale_body.get("metadata") or {})},
+        }
+        scale_kind = ("autoscaling", "v1", "Scale")
+        mutated = suspend(
+            self._point(
+                MUTATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
+            )
+        )
+        scale_body = mutated if isinstance(mutated, dict) else scale_body
+        suspend(
+            self._point(
+                VALIDATING, "UPDATE", resource_type, "scale", namespace, scale_body, old_scale, options, kind=scale_kind
+            )
+        )
+        if self.store.get(resource_type.storage_key, namespace, name) is not current:
+            raise Stale(name)
+        return scale_body
 
     def patch_scale(
         self,
@@ -885,19 +822,6 @@ class Operations:
         patch_body: Any,
         options: WriteOptions,
     ) -> dict[str, Any]:
-        return run_without_webhooks(
-            self.patch_scale_steps(resource_type, namespace, name, patch_type, patch_body, options)
-        )
-
-    def patch_scale_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        name: str,
-        patch_type: str,
-        patch_body: Any,
-        options: WriteOptions,
-    ) -> Steps[dict[str, Any]]:
         scale = self.get_scale(resource_type, namespace, name)
         if patch_type == JSON_PATCH:
             patched = json_patch(scale, patch_body)
@@ -905,7 +829,7 @@ class Operations:
             patched = merge_patch(scale, patch_body)
         else:
             raise bad_request("scale patch must be a JSON object")
-        return (yield from self.update_scale_steps(resource_type, namespace, name, patched, options))
+        return self.update_scale(resource_type, namespace, name, patched, options)
 
     # --- delete -------------------------------------------------------------------------------------
 
@@ -918,16 +842,6 @@ class Operations:
         options: WriteOptions,
     ) -> tuple[dict[str, Any], bool]:
         """Returns the object and whether it is gone (False: deletion waits for finalizers)."""
-        return run_without_webhooks(self.delete_steps(resource_type, namespace, name, delete_options, options))
-
-    def delete_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str,
-        name: str,
-        delete_options: dict[str, Any],
-        options: WriteOptions,
-    ) -> Steps[tuple[dict[str, Any], bool]]:
         current = self._current(resource_type, namespace, name)
         preconditions = delete_options.get("preconditions") or {}
         meta = current["metadata"]
@@ -957,8 +871,10 @@ class Operations:
             # DELETE is admitted with the object being deleted as oldObject and no object, in both phases.
             old = served_as(current, resource_type)
             for phase in (MUTATING, VALIDATING):
-                yield self._point(
-                    phase, "DELETE", resource_type, "", namespace, None, old, options, delete_options=delete_options
+                suspend(
+                    self._point(
+                        phase, "DELETE", resource_type, "", namespace, None, old, options, delete_options=delete_options
+                    )
                 )
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
                 raise Stale(name)
@@ -995,19 +911,6 @@ class Operations:
         delete_options: dict[str, Any],
         options: WriteOptions,
     ) -> dict[str, Any]:
-        return run_without_webhooks(
-            self.delete_collection_steps(resource_type, namespace, labels, fields, delete_options, options)
-        )
-
-    def delete_collection_steps(
-        self,
-        resource_type: ResourceType,
-        namespace: str | None,
-        labels: tuple[Requirement, ...],
-        fields: tuple[FieldRequirement, ...],
-        delete_options: dict[str, Any],
-        options: WriteOptions,
-    ) -> Steps[dict[str, Any]]:
         doomed = [
             obj
             for obj in self.store.objects(resource_type.storage_key, namespace)
@@ -1017,7 +920,7 @@ class Operations:
         for obj in doomed:
             meta = obj["metadata"]
             try:
-                deleted, _ = yield from self.delete_steps(
+                deleted, _ = self.delete(
                     resource_type, meta.get("namespace", ""), meta["name"], delete_options, options
                 )
             except ApiError as error:
@@ -1078,15 +981,13 @@ class Operations:
             return
         new = clone_json(current)
         change(new)
-        run_without_webhooks(
-            self._write_steps(
-                resource_type,
-                current,
-                new,
-                WriteOptions(field_manager=manager),
-                subresource="",
-                operation="Update",
-            )
+        self._write(
+            resource_type,
+            current,
+            new,
+            WriteOptions(field_manager=manager),
+            subresource="",
+            operation="Update",
         )
 
     def remove_all(self, resource_type: ResourceType) -> None:

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import jsonpatch
+from greenlet import GreenletExit
 
-from pyop.testing.admission import MUTATING, AdmissionPoint, Stale, Steps
+from pyop.testing.admission import MUTATING, AdmissionPoint, AdmittedWrite, Stale
 from pyop.testing.errors import ApiError, conflict, not_found
 from pyop.testing.patch import clone_json
 from pyop.testing.resources import version_priority
@@ -113,24 +114,24 @@ class WebhookDispatcher:
 
     # --- driving a write --------------------------------------------------------------------------------
 
-    async def drive(self, start: Callable[[Any], Steps[T]], body: Any, warnings: list[str]) -> T:
-        """Run the write ``start(body)`` through the webhooks; warnings collected into ``warnings``.
+    async def drive(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
+        """Run ``write(body)`` through the webhooks; their warnings are collected into ``warnings``.
 
-        Every attempt gets its own copy of the request body (writes take theirs over); an attempt that finds
-        its object changed meanwhile starts again, as GuaranteedUpdate retries."""
+        Every attempt gets its own copy of the request body (writes take theirs over); an attempt that finds its
+        object changed meanwhile starts again, as GuaranteedUpdate retries."""
         for _ in range(MAX_ATTEMPTS):
-            steps = start(clone_json(body))
+            child = AdmittedWrite(write)
             try:
-                point = next(steps)
-                while True:
-                    answer = await self.admit(point, warnings)
-                    point = steps.send(answer)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+                value = child.switch(clone_json(body))
+                while not child.dead:
+                    answer = await self.admit(value, warnings)
+                    value = child.switch(answer)
+                return value  # type: ignore[no-any-return]
             except Stale:
                 continue
             finally:
-                steps.close()
+                if not child.dead:  # refused at an admission point: unwind the suspended write
+                    child.throw(GreenletExit)
         name = ((body or {}).get("metadata") or {}).get("name", "") if isinstance(body, dict) else ""
         raise conflict("objects", "", name, "the object kept changing while admission webhooks were called")
 
