@@ -619,12 +619,19 @@ class Operations:
         subresource: str,
         operation: str,
         applied: dict[str, Any] | None = None,
+        admitted: bool = True,
     ) -> dict[str, Any]:
-        """The common tail of update, patch and apply on an existing object."""
+        """The common tail of update, patch and apply on an existing object; ``admitted=False``: the server's own
+        controllers' writes, which do not go through admission webhooks here."""
         name = current["metadata"]["name"]
         current_rv = current["metadata"]["resourceVersion"]
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
-        admitting = self.admission_active and subresource != "scale" and not kinds.exempt_from_admission(resource_type)
+        admitting = (
+            self.admission_active
+            and admitted
+            and subresource != "scale"
+            and not kinds.exempt_from_admission(resource_type)
+        )
         if admitting:
             namespace = current["metadata"].get("namespace", "")
             new = self._decode(resource_type, new, options)
@@ -988,6 +995,7 @@ class Operations:
             WriteOptions(field_manager=manager),
             subresource="",
             operation="Update",
+            admitted=False,
         )
 
     def remove_all(self, resource_type: ResourceType) -> None:

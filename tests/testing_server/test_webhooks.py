@@ -274,3 +274,20 @@ async def test_the_python_api_bypasses_webhooks(server: TestAPIServer) -> None:
     widgets = server.resources.lookup(GROUP, "v1", "gizmos")
     created = server.operations.create(widgets, "default", gizmo("direct"), WriteOptions())
     assert created["metadata"]["name"] == "direct"
+
+
+async def test_the_managers_own_client_meets_its_webhooks_through_the_server(
+    server: TestAPIServer, webhooks: Webhooks
+) -> None:
+    """What docs/runtime/webhooks.md shows: typed writes are defaulted, and a denial is the client's 403 error."""
+    from pyop.api import ObjectMeta
+    from pyop.client import ForbiddenError
+    from testing_server.webhook_fixtures import GizmoSpec
+
+    install(server, webhooks)
+    client = webhooks.manager.client
+    created = await client.create(Gizmo(metadata=ObjectMeta(name="typed", namespace="default")))
+    assert created.spec.size == 1
+    with pytest.raises(ForbiddenError) as denied:
+        await client.create(Gizmo(metadata=ObjectMeta(name="big", namespace="default"), spec=GizmoSpec(size=11)))
+    assert 'admission webhook "vgizmo-v1.kb.io" denied the request: spec.size: must be at most 10' in str(denied.value)
