@@ -1,7 +1,7 @@
 """Admission webhooks as kube-apiserver's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins call them.
 
-The dispatcher drives a write (a generator of ``AdmissionPoint``s, see ``admission.py``) across the webhook
-calls: at a mutating point every matching mutating webhook is called in order (configurations by name, then
+The dispatcher drives a write (suspended at its ``AdmissionPoint``s in a greenlet, see ``admission.py``) across
+the webhook calls: at a mutating point every matching mutating webhook is called in order (configurations by name, then
 the order of their webhooks) and its JSON patch applied, with one reinvocation round for ``reinvocationPolicy:
 IfNeeded`` webhooks when a later webhook changed the object; at a validating point the matching validating
 webhooks are called together and all must allow. Errors are the API server's: a denial is the webhook's Status
