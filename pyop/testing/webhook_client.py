@@ -35,9 +35,8 @@ class WebhookCaller:
     def _context(self, bundle: bytes | None) -> ssl.SSLContext:
         context = self._contexts.get(bundle)
         if context is None:
+            # With a bundle only its CAs are trusted; without one, the system's roots (as the API server does).
             context = ssl.create_default_context(cadata=bundle.decode() if bundle else None)
-            if bundle is None:
-                context.load_default_certs()
             self._contexts[bundle] = context
         return context
 

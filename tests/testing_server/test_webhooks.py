@@ -291,3 +291,8 @@ async def test_the_managers_own_client_meets_its_webhooks_through_the_server(
     with pytest.raises(ForbiddenError) as denied:
         await client.create(Gizmo(metadata=ObjectMeta(name="big", namespace="default"), spec=GizmoSpec(size=11)))
     assert 'admission webhook "vgizmo-v1.kb.io" denied the request: spec.size: must be at most 10' in str(denied.value)
+
+
+def test_install_refuses_a_plain_http_url(server: TestAPIServer) -> None:
+    with pytest.raises(ValueError, match="must use https"):
+        server.install_webhooks(manifests(), url="http://127.0.0.1:9443")
