@@ -4,6 +4,10 @@ This is the test server's equivalent of kube-apiserver's ``registry/generic`` st
 resourceVersion preconditions, generation, finalizers and deletion, the status and scale
 subresources, server-side apply bookkeeping and dry runs. HTTP parsing lives in ``server.py``;
 asynchronous cleanup (garbage collection, namespace deletion) in ``controllers.py``.
+
+While admission webhooks are configured (``admission_active``), writes stop at the points where
+kube-apiserver runs mutating and validating admission (``admission.suspend``); the webhook
+dispatcher (``webhook_dispatch.py``) answers them. Without webhooks those points are skipped.
 """
 
 from __future__ import annotations
