@@ -272,6 +272,7 @@ def _context(root: Path, project: Project, layout: KindLayout, settings: Webhook
         "webhook_module": layout.webhook_module,
         "setup_function": layout.webhook_setup_function,
         "sample_file": layout.sample_file,
+        "namespaced": _namespaced(project, layout),
         "defaulting": bool(settings.defaulting),
         "validation": bool(settings.validation),
         "conversion": bool(settings.conversion),
@@ -281,8 +282,15 @@ def _context(root: Path, project: Project, layout: KindLayout, settings: Webhook
         "custom_validation_path": settings.validation_path is not None,
         "spokes": ",".join(spokes),
         "api_imports": _api_imports(layout, spokes),
+        "webhook_test_import": _webhook_test_import(layout, settings),
         "crd_name": layout.crd_name,
     }
+
+
+def _namespaced(project: Project, layout: KindLayout) -> bool:
+    """The kind's scope as PROJECT records it (namespaced unless `create api --cluster-scoped` said otherwise)."""
+    entry = project.find(layout.group, layout.version, layout.kind)
+    return entry is None or entry.api is None or entry.api.namespaced
 
 
 def _api_imports(layout: KindLayout, spokes: list[str]) -> str:
@@ -295,6 +303,21 @@ def _api_imports(layout: KindLayout, spokes: list[str]) -> str:
     lines = [f"from {layout.types_module} import {kind}"]
     lines += [f"from {_sibling(layout, s).types_module} import {kind} as {kind}{s.capitalize()}" for s in spokes]
     return "\n".join(sorted(lines, key=_natural_key))
+
+
+# The generated project's ruff line length (project_templates/init pyproject.toml).
+PROJECT_LINE_LENGTH = 110
+
+
+def _webhook_test_import(layout: KindLayout, settings: WebhookSettings) -> str:
+    """The test's import of the webhook module, on one line or wrapped as ruff's isort writes it when too long."""
+    names = [f"{layout.kind}Defaulter"] if settings.defaulting else []
+    names += [f"{layout.kind}Validator"] if settings.validation else []
+    names.append(layout.webhook_setup_function)
+    line = f"from {layout.webhook_module} import {', '.join(names)}"
+    if len(line) <= PROJECT_LINE_LENGTH:
+        return line
+    return f"from {layout.webhook_module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def _natural_key(text: str) -> list[str | int]:

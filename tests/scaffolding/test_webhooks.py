@@ -290,8 +290,8 @@ def test_generated_project_tests_pass(project: Path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    # The webhook tests among them: Captain and Sailor (paths, defaulting, validation), FirstMate (paths, v2
-    # round trip through the hub).
+    # The webhook tests among them: Captain and Sailor (paths, defaulting, validation, the test API server calling
+    # them on create), FirstMate (paths, v2 round trip through the hub).
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests"],
         cwd=project,
@@ -306,11 +306,13 @@ def test_generated_project_tests_pass(project: Path) -> None:
             "test_setup_serves_the_paths_of_the_markers",
             "test_defaulting_keeps_the_sample_a_valid_captain",
             "test_validation_accepts_the_sample",
+            "test_the_api_server_calls_the_webhooks_when_the_sample_is_created",
             "test_setup_serves_the_paths_of_the_markers",
             "test_v2_round_trips_through_the_hub",
             "test_setup_serves_the_paths_of_the_markers",
             "test_defaulting_keeps_the_sample_a_valid_sailor",
             "test_validation_accepts_the_sample",
+            "test_the_api_server_calls_the_webhooks_when_the_sample_is_created",
         ]
     )
 

@@ -1,4 +1,5 @@
-{{ cookiecutter.license_header }}"""Tests of the {{ cookiecutter.version }} {{ cookiecutter.kind }} webhooks, calling them directly (no webhook server needed).
+{{ cookiecutter.license_header }}"""Tests of the {{ cookiecutter.version }} {{ cookiecutter.kind }} webhooks: called directly, and{% if cookiecutter.defaulting or cookiecutter.validation %} end to end through
+pyop's test API server, which calls them as config/webhook/manifests.yaml tells it (as a cluster would){% else %} their paths{% endif %}.
 
 They start from the sample in config/samples; add a case for every rule you write in {{ cookiecutter.webhook_module.rpartition(".")[2] }}.py.
 """
@@ -7,14 +8,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+{% if cookiecutter.defaulting or cookiecutter.validation -%}
+import pytest
+{% endif -%}
 import yaml
 from pyop.manager import Manager, ManagerOptions
-
+{% if cookiecutter.defaulting or cookiecutter.validation -%}
+from pyop.manager.certificates import write_self_signed_certificate
+from pyop.testing import TestAPIServer
+{% endif %}
 {{ cookiecutter.api_imports }}
-from {{ cookiecutter.webhook_module }} import {% if cookiecutter.defaulting %}{{ cookiecutter.kind }}Defaulter, {% endif %}{% if cookiecutter.validation %}{{ cookiecutter.kind }}Validator, {% endif %}{{ cookiecutter.setup_function }}
+{{ cookiecutter.webhook_test_import }}
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT_ROOT / "{{ cookiecutter.sample_file }}"
+{%- if cookiecutter.defaulting or cookiecutter.validation %}
+CRD_DIR = PROJECT_ROOT / "config" / "crd" / "bases"
+WEBHOOK_MANIFESTS = PROJECT_ROOT / "config" / "webhook" / "manifests.yaml"
+{%- endif %}
 
 
 def sample() -> {{ cookiecutter.kind }}:
@@ -37,6 +48,53 @@ def test_setup_serves_the_paths_of_the_markers() -> None:
 {%- endif %}
     }
     assert expected <= set(manager.get_webhook_server().endpoints)
+{%- if cookiecutter.defaulting or cookiecutter.validation %}
+
+
+async def test_the_api_server_calls_the_webhooks_when_the_sample_is_created(
+    test_api_server: TestAPIServer, tmp_path: Path
+) -> None:
+    """The manager serves the webhooks over HTTPS; the test API server, given config/webhook/manifests.yaml,
+    calls them on create and admits the sample."""
+    if not WEBHOOK_MANIFESTS.is_file() or not list(CRD_DIR.glob("*.yaml")):
+        pytest.fail("no config/webhook/manifests.yaml or CRDs: run `make manifests` first")
+    test_api_server.load_crds(CRD_DIR)
+    certificate, _ = write_self_signed_certificate(tmp_path, ["127.0.0.1"])
+    manager = Manager(
+        ManagerOptions(
+            kubeconfig=test_api_server.kubeconfig_path,
+            handle_signals=False,
+            webhook_host="127.0.0.1",
+            webhook_port=0,
+            webhook_cert_path=str(tmp_path),
+        )
+    )
+    {{ cookiecutter.setup_function }}(manager)
+    obj = sample()
+{%- if cookiecutter.namespaced %}
+    obj.metadata.namespace = obj.metadata.namespace or "default"
+{%- endif %}
+    async with manager:
+        test_api_server.install_webhooks(WEBHOOK_MANIFESTS, url=manager.get_webhook_server().url, ca_bundle=certificate)
+        created = await manager.client.create(obj)
+    assert created.metadata.name == obj.metadata.name
+    # TODO(user): assert what your defaulter set on `created`; create an invalid object and expect
+    # `pyop.client.ForbiddenError` with the validator's message.
+    served = manager.metrics.registry
+    for path in expected_admission_paths():
+        assert served.get_sample_value("controller_runtime_webhook_requests_total", {"webhook": path, "code": "200"}) == 1
+
+
+def expected_admission_paths() -> list[str]:
+    return [
+{%- if cookiecutter.defaulting %}
+        "{{ cookiecutter.defaulting_path }}",
+{%- endif %}
+{%- if cookiecutter.validation %}
+        "{{ cookiecutter.validation_path }}",
+{%- endif %}
+    ]
+{%- endif %}
 {%- if cookiecutter.defaulting %}
 
 
