@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaffold.commands.headers import BOILERPLATE_FILE
+from scaffold.commands.headers import kind_template_context
 from scaffold.commands.report import Report
 from scaffold.edit.insertion import insert_at_marker
 from scaffold.edit.python_source import add_import
@@ -121,22 +121,11 @@ def _check_scope(project: Project, group: str, kind: str, namespaced: bool) -> N
 def _context(root: Path, project: Project, layout: KindLayout, namespaced: bool) -> dict[str, object]:
     from pyop.api.naming import default_plural
 
-    boilerplate = root / BOILERPLATE_FILE
     return {
-        "project_name": project.project_name,
-        "package": project.package,
-        "license_header": boilerplate.read_text(encoding="utf-8") if boilerplate.is_file() else "",
-        "group": layout.group,
-        "qualified_group": layout.qualified_group,
-        "version": layout.version,
-        "kind": layout.kind,
-        "kind_lower": layout.kind.lower(),
-        "kind_module": layout.kind_module,
-        "plural": layout.plural,
+        **kind_template_context(root, project, layout),
         "custom_plural": layout.plural != default_plural(layout.kind),
         "namespaced": namespaced,
         "api_module": layout.api_module,
-        "types_module": layout.types_module,
         "role_prefix": layout.role_prefix,
         "controller_module": layout.controller_module,
     }

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scaffold.commands.headers import BOILERPLATE_FILE
+from scaffold.commands.headers import kind_template_context
 from scaffold.commands.report import Report
 from scaffold.edit.insertion import ensure_marker_above, insert_at_marker
 from scaffold.edit.python_source import (
@@ -255,20 +255,9 @@ def _merged_settings(
 
 
 def _context(root: Path, project: Project, layout: KindLayout, settings: WebhookSettings) -> dict[str, Any]:
-    boilerplate = root / BOILERPLATE_FILE
     spokes = settings.spoke or []
     return {
-        "project_name": project.project_name,
-        "package": project.package,
-        "license_header": boilerplate.read_text(encoding="utf-8") if boilerplate.is_file() else "",
-        "group": layout.group,
-        "qualified_group": layout.qualified_group,
-        "version": layout.version,
-        "kind": layout.kind,
-        "kind_lower": layout.kind.lower(),
-        "kind_module": layout.kind_module,
-        "plural": layout.plural,
-        "types_module": layout.types_module,
+        **kind_template_context(root, project, layout),
         "webhook_module": layout.webhook_module,
         "setup_function": layout.webhook_setup_function,
         "sample_file": layout.sample_file,

@@ -1,8 +1,16 @@
-"""The licence header at the top of generated Python files (Kubebuilder's hack/boilerplate.go.txt)."""
+"""The licence header at the top of generated Python files (Kubebuilder's hack/boilerplate.go.txt), and the
+template context every scaffold of a kind starts from (it carries that header)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from scaffold.errors import UsageError
+
+if TYPE_CHECKING:
+    from scaffold.project.config import Project
+    from scaffold.project.layout import KindLayout
 
 LICENSES = ("apache2", "none")
 
@@ -42,3 +50,22 @@ def license_header(license_name: str, owner: str, project_name: str) -> str:
     if license_name == "none":
         return ""
     return _APACHE2.format(owner=owner or f"The {project_name} Authors")
+
+
+def kind_template_context(root: Path, project: Project, layout: KindLayout) -> dict[str, Any]:
+    """What every template of one kind is given (create api's and create webhook's add their own keys): the
+    project's names, the kind's names, and the licence header as the user keeps it in hack/boilerplate.py.txt."""
+    boilerplate = root / BOILERPLATE_FILE
+    return {
+        "project_name": project.project_name,
+        "package": project.package,
+        "license_header": boilerplate.read_text(encoding="utf-8") if boilerplate.is_file() else "",
+        "group": layout.group,
+        "qualified_group": layout.qualified_group,
+        "version": layout.version,
+        "kind": layout.kind,
+        "kind_lower": layout.kind.lower(),
+        "kind_module": layout.kind_module,
+        "plural": layout.plural,
+        "types_module": layout.types_module,
+    }

@@ -4,55 +4,25 @@ is served to new connections; a pair that does not load leaves the old one in se
 from __future__ import annotations
 
 import asyncio
-import os
-import ssl
 from pathlib import Path
 
 from mgr_helpers import manager_for
 
-from pyop.manager.certificates import write_self_signed_certificate
 from pyop.manager.certwatcher import CertWatcher
 from pyop.manager.metrics_server import server_ssl_context
 from pyop.testing import TestAPIServer
+from pyop.testing.certificates import rotate_certificate, served_certificate
 
 LOCAL = "127.0.0.1:0"
 
 
-def renew(folder: Path) -> bytes:
-    """A new pair written the kubelet's way: into a new folder, then the `..data` link swapped; its DER bytes."""
-    generation = sorted(folder.glob("..gen-*"))
-    target = folder / f"..gen-{len(generation)}"
-    certificate, _ = write_self_signed_certificate(target, ["127.0.0.1", "localhost"])
-    link = folder / "..data"
-    staging = folder / "..data_tmp"
-    staging.symlink_to(target.name)
-    os.replace(staging, link)
-    for name in ("tls.crt", "tls.key"):
-        if not (folder / name).is_symlink():
-            (folder / name).symlink_to(f"..data/{name}")
-    return ssl.PEM_cert_to_DER_cert(certificate.read_text())
-
-
-async def served_certificate(host: str, port: int) -> bytes:
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    _, writer = await asyncio.open_connection(host, port, ssl=context)
-    try:
-        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
-    finally:
-        writer.close()
-    assert der is not None
-    return bytes(der)
-
-
 def test_a_changed_pair_is_loaded_once_and_a_broken_one_is_not(tmp_path: Path) -> None:
-    renew(tmp_path)
+    rotate_certificate(tmp_path)
     context = server_ssl_context(tmp_path / "tls.crt", tmp_path / "tls.key")
     watcher = CertWatcher(context, tmp_path / "tls.crt", tmp_path / "tls.key")
     assert watcher.check() is False  # nothing changed since the server loaded it
 
-    renew(tmp_path)
+    rotate_certificate(tmp_path)
     assert watcher.check() is True and watcher.reloads == 1
     assert watcher.check() is False  # loaded once
 
@@ -66,7 +36,7 @@ def test_a_changed_pair_is_loaded_once_and_a_broken_one_is_not(tmp_path: Path) -
 async def test_the_metrics_server_serves_a_renewed_certificate_to_new_connections(
     server: TestAPIServer, tmp_path: Path
 ) -> None:
-    first = renew(tmp_path)
+    first = rotate_certificate(tmp_path)
     manager = manager_for(
         server, metrics_bind_address=LOCAL, metrics_cert_path=str(tmp_path), metrics_cert_watch_interval=0.05
     )
@@ -74,7 +44,7 @@ async def test_the_metrics_server_serves_a_renewed_certificate_to_new_connection
         assert manager.metrics_server is not None and manager.metrics_cert_watcher is not None
         host, port = manager.metrics_server.bound or ("", 0)
         assert await served_certificate(host, port) == first
-        second = renew(tmp_path)
+        second = rotate_certificate(tmp_path)
         async with asyncio.timeout(10):
             while manager.metrics_cert_watcher.reloads == 0:
                 await asyncio.sleep(0.02)

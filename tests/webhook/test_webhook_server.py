@@ -5,8 +5,6 @@ paths and refusals."""
 from __future__ import annotations
 
 import asyncio
-import os
-import ssl
 from pathlib import Path
 
 import pytest
@@ -22,8 +20,8 @@ from webhook_helpers import (
 )
 
 from pyop.api import GroupVersion, Resource
-from pyop.manager.certificates import write_self_signed_certificate
 from pyop.testing import TestAPIServer
+from pyop.testing.certificates import rotate_certificate, served_certificate
 from pyop.webhook import defaulting_path, validation_path
 
 VALIDATE = "/validate-hooks-pyop-dev-v1-gadget"
@@ -84,37 +82,10 @@ async def test_http2_is_not_offered(server: TestAPIServer, cert_dir: Path) -> No
             writer.close()
 
 
-def renew(folder: Path) -> bytes:
-    """A new pair written the kubelet's way (new folder, `..data` link swapped); returns its DER bytes."""
-    generation = len(sorted(folder.glob("..gen-*")))
-    target = folder / f"..gen-{generation}"
-    certificate, _ = write_self_signed_certificate(target, ["127.0.0.1", "localhost"])
-    staging = folder / "..data_tmp"
-    staging.symlink_to(target.name)
-    os.replace(staging, folder / "..data")
-    for name in ("tls.crt", "tls.key"):
-        if not (folder / name).is_symlink():
-            (folder / name).symlink_to(f"..data/{name}")
-    return ssl.PEM_cert_to_DER_cert(certificate.read_text())
-
-
-async def served_certificate(host: str, port: int) -> bytes:
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    _, writer = await asyncio.open_connection(host, port, ssl=context)
-    try:
-        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
-    finally:
-        writer.close()
-    assert der is not None
-    return bytes(der)
-
-
 async def test_a_renewed_certificate_is_served_to_new_connections(server: TestAPIServer, tmp_path: Path) -> None:
     folder = tmp_path / "mounted"
     folder.mkdir()
-    first = renew(folder)
+    first = rotate_certificate(folder)
     manager = webhook_manager(server, folder, webhook_cert_watch_interval=0.05)
     manager.webhook_for(Gadget).with_validator(GadgetValidator()).complete()
     async with manager:
@@ -123,7 +94,7 @@ async def test_a_renewed_certificate_is_served_to_new_connections(server: TestAP
         assert webhook_server.cert_watcher is not None
         host, port = webhook_server.http.bound or ("", 0)
         assert await served_certificate(host, port) == first
-        second = renew(folder)
+        second = rotate_certificate(folder)
         async with asyncio.timeout(10):
             while webhook_server.cert_watcher.reloads == 0:
                 await asyncio.sleep(0.02)
