@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyop.schema.values import copy_json
+from pyop.schema.values import copy_json, mapped_shared
 
 
 def _non_nullable_null(value: Any, schema: Any) -> bool:
@@ -55,18 +55,14 @@ def _defaulted(value: Any, schema: Any) -> Any:
         items = schema.get("items")
         if not isinstance(items, dict):
             return value
-        result_list: list[Any] | None = None
-        for position, item in enumerate(value):
-            new_item = item
-            if _non_nullable_null(item, items) and items.get("default") is not None:
-                new_item = copy_json(items["default"])
-            new_item = _defaulted(new_item, items)
-            if new_item is not item:
-                if result_list is None:
-                    result_list = list(value)
-                result_list[position] = new_item
-        return value if result_list is None else result_list
+        return mapped_shared(value, lambda _, item: _defaulted_item(item, items))
     return value
+
+
+def _defaulted_item(item: Any, items: dict[str, Any]) -> Any:
+    if _non_nullable_null(item, items) and items.get("default") is not None:
+        item = copy_json(items["default"])
+    return _defaulted(item, items)
 
 
 def apply_defaults(obj: Any, schema: dict[str, Any]) -> Any:
@@ -104,14 +100,7 @@ def _nulls_pruned(value: Any, schema: Any) -> Any:
         return value if result is None else result
     if isinstance(value, list):
         items = schema.get("items")
-        result_list: list[Any] | None = None
-        for position, item in enumerate(value):
-            new_item = _nulls_pruned(item, items)
-            if new_item is not item:
-                if result_list is None:
-                    result_list = list(value)
-                result_list[position] = new_item
-        return value if result_list is None else result_list
+        return mapped_shared(value, lambda _, item: _nulls_pruned(item, items))
     return value
 
 

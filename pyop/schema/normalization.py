@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from pyop.schema.defaulting import defaulted_shared, nulls_pruned_shared
 from pyop.schema.pruning import pruned_object_meta, pruned_unspecified
-from pyop.schema.values import copy_json
+from pyop.schema.values import copy_json, mapped_shared
 
 _RESOURCE_FIELDS: Final = frozenset({"apiVersion", "kind", "metadata"})
 _PRESERVE: Final = "x-kubernetes-preserve-unknown-fields"
@@ -106,16 +106,14 @@ def _normalized_list(value: list[Any], schema: dict[str, Any], preserving: bool)
     if not isinstance(items, dict):
         # Pruning empties objects in a list without an item schema, unless unknown fields are kept.
         return value if preserving else pruned_unspecified(value)
-    result: list[Any] | None = None
-    for position, item in enumerate(value):
-        new_item = _normalized(item, items, preserving, False)
-        if _fills_null(new_item, items):
-            new_item = defaulted_shared(copy_json(items["default"]), items)
-        if new_item is not item:
-            if result is None:
-                result = list(value)
-            result[position] = new_item
-    return value if result is None else result
+    return mapped_shared(value, lambda _, item: _normalized_item(item, items, preserving))
+
+
+def _normalized_item(item: Any, items: dict[str, Any], preserving: bool) -> Any:
+    new_item = _normalized(item, items, preserving, False)
+    if _fills_null(new_item, items):
+        new_item = defaulted_shared(copy_json(items["default"]), items)
+    return new_item
 
 
 def normalized_shared(obj: Any, schema: dict[str, Any], *, resource_root: bool = True) -> Any:

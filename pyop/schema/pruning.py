@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from pyop.schema.errors import child, index
-from pyop.schema.values import copy_json
+from pyop.schema.values import copy_json, mapped_shared
 
 _RESOURCE_FIELDS: Final = frozenset({"apiVersion", "kind", "metadata"})
 OBJECT_META_FIELDS: Final = frozenset(
@@ -87,14 +87,7 @@ def _pruned_items(
     dropped: list[str],
     prune_item: Callable[[Any, Any, str, bool, list[str]], Any],
 ) -> list[Any]:
-    result: list[Any] | None = None
-    for position, item in enumerate(values):
-        new_item = prune_item(item, items, index(path, position), False, dropped)
-        if new_item is not item:
-            if result is None:
-                result = list(values)
-            result[position] = new_item
-    return values if result is None else result
+    return mapped_shared(values, lambda position, item: prune_item(item, items, index(path, position), False, dropped))
 
 
 def _pruned_preserving(value: Any, schema: dict[str, Any], path: str, resource_root: bool, dropped: list[str]) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -39,6 +40,21 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [copy_json(item) for item in value]
     return value
+
+
+def mapped_shared(values: list[Any], transform: Callable[[int, Any], Any]) -> list[Any]:
+    """``values`` with each item replaced by ``transform(position, item)``, copied on write: ``values`` itself
+    when every item comes back as the same object, else one new list sharing the unchanged items. The schema
+    walks (defaulting, pruning, normalization) return their input unchanged when nothing applies, so a write that
+    touches nothing copies nothing."""
+    result: list[Any] | None = None
+    for position, item in enumerate(values):
+        new_item = transform(position, item)
+        if new_item is not item:
+            if result is None:
+                result = list(values)
+            result[position] = new_item
+    return values if result is None else result
 
 
 def type_matches(declared: str, actual: str) -> bool:
