@@ -12,62 +12,15 @@ from typing import Any
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from schema_fixtures import WORKLOAD_SCHEMA
 
 from pyop.schema import apply_defaults, normalize, prune, prune_nulls, unknown_fields
 
-# Every feature the three passes look at: defaults (nested, in list items and map values), nullable, embedded
-# resources, preserved unknown fields, additionalProperties true and schema-valued.
+# The schema of tests/schema/schema_fixtures.py, with a status whose unknown fields are kept.
 SCHEMA: dict[str, Any] = {
-    "type": "object",
+    **WORKLOAD_SCHEMA,
     "properties": {
-        "apiVersion": {"type": "string"},
-        "kind": {"type": "string"},
-        "metadata": {"type": "object"},
-        "spec": {
-            "type": "object",
-            "properties": {
-                "replicas": {"type": "integer", "default": 1},
-                "strategy": {
-                    "type": "object",
-                    "properties": {
-                        "type": {"type": "string", "default": "RollingUpdate"},
-                        "rolling": {
-                            "type": "object",
-                            "default": {},
-                            "properties": {"maxSurge": {"type": "integer", "default": 25}},
-                        },
-                    },
-                },
-                "note": {"type": "string", "default": "none"},
-                "comment": {"type": "string"},
-                "optional": {"type": "string", "nullable": True, "default": "x"},
-                "ports": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {"protocol": {"type": "string", "default": "TCP"}, "port": {"type": "integer"}},
-                    },
-                },
-                "env": {
-                    "type": "object",
-                    "additionalProperties": {
-                        "type": "object",
-                        "properties": {"value": {"type": "string", "default": ""}},
-                    },
-                },
-                "raw": {
-                    "type": "object",
-                    "x-kubernetes-preserve-unknown-fields": True,
-                    "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}},
-                },
-                "template": {
-                    "type": "object",
-                    "x-kubernetes-embedded-resource": True,
-                    "properties": {"spec": {"type": "object", "properties": {"image": {"type": "string"}}}},
-                },
-                "anything": {"type": "object", "additionalProperties": True},
-            },
-        },
+        **WORKLOAD_SCHEMA["properties"],
         "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
     },
 }
