@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,3 +65,22 @@ def kubectl() -> str:
     if path is None:
         pytest.skip("kubectl is not installed: `kubectl kustomize` builds config/ in these tests")
     return path
+
+
+@pytest.fixture
+def project_pytest() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run a generated project's own pytest in it (a fresh interpreter, this run's pytest options left out)."""
+    return run_project_pytest
+
+
+def run_project_pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import kubernetes_validate
@@ -197,16 +195,7 @@ def test_same_input_gives_byte_identical_projects(tmp_path: Path, pyop, tree) ->
     assert snapshots[0] == snapshots[1]
 
 
-def test_generated_project_tests_pass(project: Path) -> None:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+def test_generated_project_tests_pass(project: Path, project_pytest) -> None:  # type: ignore[no-untyped-def]
+    result = project_pytest(project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert " passed" in result.stdout

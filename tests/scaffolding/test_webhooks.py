@@ -278,28 +278,12 @@ def test_conversion_only_project_builds(tmp_path: Path, pyop, kubectl: str) -> N
     assert "MutatingWebhookConfiguration" not in kinds and "Certificate" in kinds
 
 
-def test_generated_project_tests_pass(project: Path) -> None:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+def test_generated_project_tests_pass(project: Path, project_pytest) -> None:  # type: ignore[no-untyped-def]
+    result = project_pytest(project)
     assert result.returncode == 0, result.stdout + result.stderr
     # The webhook tests among them: Captain and Sailor (paths, defaulting, validation, the test API server calling
     # them on create), FirstMate (paths, v2 round trip through the hub).
-    collected = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    collected = project_pytest(project, "--collect-only", "tests")
     webhook_tests = [line for line in collected.stdout.splitlines() if "_webhook.py::" in line]
     assert sorted(line.rpartition("::")[2] for line in webhook_tests) == sorted(
         [
