@@ -62,15 +62,9 @@ async def create_or_update(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M
     """Get the object named like `obj`; create it from `mutate(obj)` if missing, else update it if `mutate`
     changed it. `mutate` may be a plain or an async function. Returns the object as stored and what happened.
     """
-    namespace, name = identity = _identity(obj)
-    if not name:
-        raise ValueError("create_or_update needs metadata.name")
-    try:
-        existing = await client.get(type(obj), name, namespace)
-    except NotFoundError:
-        await _run(mutate, obj)
-        _check_identity(obj, identity)
-        return await client.create(obj), OperationResult.CREATED
+    existing, created, identity = await _get_or_create(client, obj, mutate, "create_or_update")
+    if created:
+        return existing, OperationResult.CREATED
     before = dump(existing)
     await _run(mutate, existing)
     _check_identity(existing, identity)
@@ -84,16 +78,11 @@ async def create_or_patch(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M,
     one for its status subresource. No resourceVersion is sent, so concurrent writers of other fields never
     cause a conflict.
     """
-    namespace, name = identity = _identity(obj)
-    if not name:
-        raise ValueError("create_or_patch needs metadata.name")
+    existing, created, identity = await _get_or_create(client, obj, mutate, "create_or_patch")
+    if created:
+        return existing, OperationResult.CREATED
     model = type(obj)
-    try:
-        existing = await client.get(model, name, namespace)
-    except NotFoundError:
-        await _run(mutate, obj)
-        _check_identity(obj, identity)
-        return await client.create(obj), OperationResult.CREATED
+    namespace, name = identity
     before = dump(existing)
     await _run(mutate, existing)
     _check_identity(existing, identity)
@@ -113,6 +102,22 @@ async def create_or_patch(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M,
     if status_patch:
         return result, OperationResult.UPDATED_STATUS_ONLY
     return result, OperationResult.UNCHANGED
+
+
+async def _get_or_create(
+    client: Client, obj: M, mutate: Mutate[M], caller: str
+) -> tuple[M, bool, tuple[str | None, str]]:
+    """The stored object named like `obj` (False), or `obj` after `mutate`, created (True); and its identity."""
+    namespace, name = _identity(obj)
+    if not name:
+        raise ValueError(f"{caller} needs metadata.name")
+    identity = (namespace, name)
+    try:
+        return await client.get(type(obj), name, namespace), False, identity
+    except NotFoundError:
+        await _run(mutate, obj)
+        _check_identity(obj, identity)
+        return await client.create(obj), True, identity
 
 
 _MISSING = object()

@@ -70,23 +70,22 @@ def meta_set(obj: KubeObject, field: str, value: Any) -> None:
 
 
 def api_version_of(obj: KubeObject) -> str:
-    if isinstance(obj, BaseModel):
-        value = getattr(obj, "api_version", "") or ""
-        if not value:
-            info = getattr(type(obj), "resource_info", None)
-            value = info.api_version if info is not None else ""
-        return str(value)
-    return str(obj.get("apiVersion") or "")
+    return _type_field(obj, "api_version", "apiVersion")
 
 
 def kind_of(obj: KubeObject) -> str:
+    return _type_field(obj, "kind", "kind")
+
+
+def _type_field(obj: KubeObject, attribute: str, key: str) -> str:
+    """apiVersion or kind: a dict's field; a model's field, else its class's `resource_info` (same name)."""
     if isinstance(obj, BaseModel):
-        value = getattr(obj, "kind", "") or ""
+        value = getattr(obj, attribute, "") or ""
         if not value:
             info = getattr(type(obj), "resource_info", None)
-            value = info.kind if info is not None else ""
+            value = getattr(info, attribute) if info is not None else ""
         return str(value)
-    return str(obj.get("kind") or "")
+    return str(obj.get(key) or "")
 
 
 def owner_references(obj: KubeObject) -> list[dict[str, Any]]:
