@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import yaml
 
-from scaffold.manifests import builtin
-from scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_definitions, builtin_schema
-from scaffold.manifests.builtin.source import load_definitions
+from pyop_scaffold.manifests import builtin
+from pyop_scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_definitions, builtin_schema
+from pyop_scaffold.manifests.builtin.source import load_definitions
 
 POD_TEMPLATE = "io.k8s.api.core.v1.PodTemplateSpec"
 KINDS_EMBEDDING_IT = 20
@@ -55,7 +55,7 @@ def main() -> None:
                 [
                     sys.executable,
                     "-c",
-                    "import time; s = time.perf_counter(); import scaffold.manifests.builtin; "
+                    "import time; s = time.perf_counter(); import pyop_scaffold.manifests.builtin; "
                     "print(time.perf_counter() - s)",
                 ],
                 capture_output=True,
@@ -65,7 +65,7 @@ def main() -> None:
         )
         for _ in range(3)
     ]
-    report("import scaffold.manifests.builtin (fresh interpreter)", cold_import)
+    report("import pyop_scaffold.manifests.builtin (fresh interpreter)", cold_import)
     report(
         "load _definitions.json (parse once per process)",
         timed(lambda: load_definitions(PINNED_KUBERNETES_VERSION), before=clear_caches),

@@ -61,7 +61,7 @@ def main() -> None:
         big = work / "fifty"
         big.mkdir()
         subprocess.run([*PYOP, "init", "--domain", "example.com"], cwd=big, check=True, stdout=subprocess.DEVNULL)
-        from scaffold.commands.create_api import CreateAPIOptions, create_api
+        from pyop_scaffold.commands.create_api import CreateAPIOptions, create_api
 
         for kind in kinds(50):
             create_api(big, CreateAPIOptions(group="crew", version="v1", kind=kind))

@@ -185,7 +185,7 @@ def make_project(root: Path, kinds: int) -> None:
 def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one `pyop make manifests` in a fresh interpreter."""
     shutil.rmtree(root / "config", ignore_errors=True)
-    command = [sys.executable, "-c", "from scaffold.cli.app import main; main()", "make", "manifests", "-C", str(root)]
+    command = [sys.executable, "-c", "from pyop_scaffold.cli.app import main; main()", "make", "manifests", "-C", str(root)]
     env = dict(os.environ)
     if bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # Python's default: modules compile once, then load from .pyc
@@ -203,7 +203,7 @@ def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
 
 def profile(root: Path) -> None:
     sys.path.insert(0, str(REPO))
-    from scaffold.commands.make_manifests import ManifestOptions, make_manifests
+    from pyop_scaffold.commands.make_manifests import ManifestOptions, make_manifests
 
     shutil.rmtree(root / "config", ignore_errors=True)
     profiler = cProfile.Profile()

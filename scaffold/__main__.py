@@ -1,3 +1,3 @@
-from scaffold.cli.app import main
+from pyop_scaffold.cli.app import main
 
 main()

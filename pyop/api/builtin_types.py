@@ -8,7 +8,7 @@
 At run time each alias validates as the plain JSON value the API server sends (a dict, a string, an int), so an
 operator pays nothing for types it only passes through. The `BuiltinType` marker in the `Annotated` metadata tells
 `pyop make manifests` which Kubernetes OpenAPI definition to embed, in the form controller-gen gives the Go type
-(see `scaffold.manifests.builtin`). ObjectMeta and Condition are real models in `pyop.api.model`, tagged with
+(see `pyop_scaffold.manifests.builtin`). ObjectMeta and Condition are real models in `pyop.api.model`, tagged with
 `__k8s_definition__` instead, because controllers read their fields.
 
 This module is imported by every operator at start-up: keep it to the standard library and pydantic.

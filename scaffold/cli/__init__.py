@@ -1,1 +1,1 @@
-"""The `pyop` command line: thin Typer commands that parse flags and call `scaffold.commands`."""
+"""The `pyop` command line: thin Typer commands that parse flags and call `pyop_scaffold.commands`."""

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 import typer
 import typer.core
 
-from scaffold import __version__
-from scaffold.errors import PyopError
+from pyop_scaffold import __version__
+from pyop_scaffold.errors import PyopError
 
 app = typer.Typer(
     name="pyop",
@@ -67,7 +67,7 @@ def init(
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Initialise a new operator project in the current folder."""
-    from scaffold.commands.init import InitOptions, init_project
+    from pyop_scaffold.commands.init import InitOptions, init_project
 
     options = InitOptions(
         domain=domain,
@@ -96,8 +96,8 @@ def create_api(
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Scaffold a Kubernetes API: model, controller, sample, RBAC helper roles and kustomize wiring."""
-    from scaffold.commands.create_api import CreateAPIOptions
-    from scaffold.commands.create_api import create_api as run_create_api
+    from pyop_scaffold.commands.create_api import CreateAPIOptions
+    from pyop_scaffold.commands.create_api import create_api as run_create_api
 
     options = CreateAPIOptions(
         group=group,
@@ -143,8 +143,8 @@ def create_webhook(
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Scaffold defaulting, validating or conversion webhooks for a kind, and wire them into config/default."""
-    from scaffold.commands.create_webhook import CreateWebhookOptions
-    from scaffold.commands.create_webhook import create_webhook as run_create_webhook
+    from pyop_scaffold.commands.create_webhook import CreateWebhookOptions
+    from pyop_scaffold.commands.create_webhook import create_webhook as run_create_webhook
 
     options = CreateWebhookOptions(
         group=group,
@@ -202,7 +202,7 @@ def edit(
     project_dir: ProjectDir = Path("."),
 ) -> None:
     """Change project-wide settings: multigroup layout, namespace scope, licence header."""
-    from scaffold.commands.edit import EditOptions, edit_project, parse_bool_flag
+    from pyop_scaffold.commands.edit import EditOptions, edit_project, parse_bool_flag
 
     def run() -> object:
         options = EditOptions(
@@ -238,8 +238,8 @@ def make_manifests(
 ) -> None:
     """Generate CRDs (config/crd/bases), RBAC roles (config/rbac/role.yaml) and webhook configurations
     (config/webhook/manifests.yaml) from models and markers."""
-    from scaffold.commands.make_manifests import ManifestOptions
-    from scaffold.commands.make_manifests import make_manifests as run_make
+    from pyop_scaffold.commands.make_manifests import ManifestOptions
+    from pyop_scaffold.commands.make_manifests import make_manifests as run_make
 
     options = ManifestOptions(check_samples=check, max_description_length=max_desc_len, header_file=header_file)
     _run(lambda: run_make(project_dir, options))
@@ -247,7 +247,7 @@ def make_manifests(
 
 def _run(command: object) -> None:
     """Run a command function and print its report; user errors become one stderr line and exit code 2."""
-    from scaffold.cli.output import print_error, print_report
+    from pyop_scaffold.cli.output import print_error, print_report
 
     with _collector_paused():
         try:

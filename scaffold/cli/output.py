@@ -11,8 +11,8 @@ import os
 import sys
 from typing import NamedTuple, TextIO
 
-from scaffold.commands.report import Report
-from scaffold.render.changeset import Action
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.render.changeset import Action
 
 _STYLES = {
     Action.CREATE: ("created", "green"),

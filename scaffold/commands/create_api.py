@@ -5,17 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaffold.commands.headers import kind_template_context
-from scaffold.commands.report import Report
-from scaffold.edit.insertion import insert_at_marker
-from scaffold.edit.python_source import add_import
-from scaffold.edit.yaml_edit import append_unique
-from scaffold.errors import ConflictError, UsageError
-from scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
-from scaffold.project.layout import KindLayout
-from scaffold.project.names import validate_group, validate_kind, validate_plural, validate_version
-from scaffold.render.changeset import ChangeSet, IfExists
-from scaffold.render.templates import render_template
+from pyop_scaffold.commands.headers import kind_template_context
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.edit.insertion import insert_at_marker
+from pyop_scaffold.edit.python_source import add_import
+from pyop_scaffold.edit.yaml_edit import append_unique
+from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
+from pyop_scaffold.project.layout import KindLayout
+from pyop_scaffold.project.names import validate_group, validate_kind, validate_plural, validate_version
+from pyop_scaffold.render.changeset import ChangeSet, IfExists
+from pyop_scaffold.render.templates import render_template
 
 HELPER_ROLES = ("admin", "editor", "viewer")
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scaffold.commands.headers import kind_template_context
-from scaffold.commands.report import Report
-from scaffold.edit.insertion import ensure_marker_above, insert_at_marker
-from scaffold.edit.python_source import (
+from pyop_scaffold.commands.headers import kind_template_context
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.edit.insertion import ensure_marker_above, insert_at_marker
+from pyop_scaffold.edit.python_source import (
     add_class_base,
     add_comment_above_class,
     add_import,
@@ -24,19 +24,19 @@ from scaffold.edit.python_source import (
     class_defines,
     ensure_marker_in_call,
 )
-from scaffold.edit.yaml_edit import append_unique, merge_replacements
-from scaffold.errors import ConflictError, UsageError
-from scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, WebhookSettings, dump_project, load_project
-from scaffold.project.layout import KindLayout
-from scaffold.project.names import (
+from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
+from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, WebhookSettings, dump_project, load_project
+from pyop_scaffold.project.layout import KindLayout
+from pyop_scaffold.project.names import (
     validate_group,
     validate_kind,
     validate_plural,
     validate_version,
     validate_webhook_path,
 )
-from scaffold.render.changeset import ChangeSet
-from scaffold.render.templates import render_template
+from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.templates import render_template
 
 DEFAULT_KUSTOMIZATION = "config/default/kustomization.yaml"
 CRD_KUSTOMIZATION = "config/crd/kustomization.yaml"

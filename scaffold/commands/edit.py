@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
-from scaffold.commands.report import Report
-from scaffold.edit import namespace_scope
-from scaffold.errors import ConflictError, UsageError
-from scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, dump_project, load_project
-from scaffold.project.layout import KindLayout
-from scaffold.render.changeset import ChangeSet
-from scaffold.render.templates import render_template
+from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.edit import namespace_scope
+from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, dump_project, load_project
+from pyop_scaffold.project.layout import KindLayout
+from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.templates import render_template
 
 # Go's strconv.ParseBool, which Kubebuilder's `--flag=value` booleans go through.
 _TRUE = ("1", "t", "T", "true", "TRUE", "True")
@@ -168,7 +168,7 @@ def _plan_scope(changes: ChangeSet, project: Project, namespaced: bool, force: b
 
 def _render_init(changes: ChangeSet, project: Project, namespaced: bool) -> dict[str, bytes]:
     """The files `pyop init` would write for this project with the new scope (and its current licence header)."""
-    from scaffold.commands.init import template_context
+    from pyop_scaffold.commands.init import template_context
 
     context = template_context(
         project_name=project.project_name,

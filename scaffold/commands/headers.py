@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scaffold.errors import UsageError
+from pyop_scaffold.errors import UsageError
 
 if TYPE_CHECKING:
-    from scaffold.project.config import Project
-    from scaffold.project.layout import KindLayout
+    from pyop_scaffold.project.config import Project
+    from pyop_scaffold.project.layout import KindLayout
 
 LICENSES = ("apache2", "none")
 

@@ -6,13 +6,13 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
-from scaffold.commands.report import Report
-from scaffold.errors import ProjectError
-from scaffold.project.config import PROJECT_FILE, Project, dump_project
-from scaffold.project.names import python_package_name, validate_domain, validate_project_name
-from scaffold.render.changeset import ChangeSet
-from scaffold.render.templates import render_template
+from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.errors import ProjectError
+from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project
+from pyop_scaffold.project.names import python_package_name, validate_domain, validate_project_name
+from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.templates import render_template
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class InitOptions:
 
 def init_project(root: Path, options: InitOptions) -> Report:
     """Scaffold a project in `root`; refuses a folder that holds a project, or any files without --force."""
-    from scaffold import __version__
+    from pyop_scaffold import __version__
 
     root = root.resolve()
     domain = validate_domain(options.domain)
@@ -81,7 +81,7 @@ def template_context(
     multigroup: bool,
 ) -> dict[str, object]:
     """The init template's variables; `pyop edit` renders the same files to fall back on with --force."""
-    from scaffold import __version__
+    from pyop_scaffold import __version__
 
     return {
         "project_name": project_name,

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scaffold.commands.report import Report
-from scaffold.edit.yaml_edit import append_unique
-from scaffold.errors import PyopError
-from scaffold.manifests.errors import ManifestError
-from scaffold.project.config import load_project
-from scaffold.render.changeset import ChangeSet
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.edit.yaml_edit import append_unique
+from pyop_scaffold.errors import PyopError
+from pyop_scaffold.manifests.errors import ManifestError
+from pyop_scaffold.project.config import load_project
+from pyop_scaffold.render.changeset import ChangeSet
 
 CRD_DIR = "config/crd/bases"
 ROLE_FILE = "config/rbac/role.yaml"
@@ -33,15 +33,15 @@ class ManifestOptions:
 def make_manifests(root: Path, options: ManifestOptions) -> Report:
     """Generate every manifest in memory, check them all (and the samples, with --check), then write them, or
     nothing at all on any problem."""
-    from scaffold import __version__
-    from scaffold.manifests.builtin import builtin_schema
-    from scaffold.manifests.crd.assemble import CRDOptions, build_crds
-    from scaffold.manifests.crd.schema import SchemaBuilder
-    from scaffold.manifests.loader import imported_project, load_kinds
-    from scaffold.manifests.rbac import build_roles, collect_rbac_markers
-    from scaffold.manifests.samples import check_samples
-    from scaffold.manifests.webhooks import build_webhook_configurations, collect_webhook_markers
-    from scaffold.manifests.yaml_output import dump_documents
+    from pyop_scaffold import __version__
+    from pyop_scaffold.manifests.builtin import builtin_schema
+    from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
+    from pyop_scaffold.manifests.crd.schema import SchemaBuilder
+    from pyop_scaffold.manifests.loader import imported_project, load_kinds
+    from pyop_scaffold.manifests.rbac import build_roles, collect_rbac_markers
+    from pyop_scaffold.manifests.samples import check_samples
+    from pyop_scaffold.manifests.webhooks import build_webhook_configurations, collect_webhook_markers
+    from pyop_scaffold.manifests.yaml_output import dump_documents
 
     root = root.resolve()
     project = load_project(root)
@@ -126,7 +126,7 @@ def _header(root: Path, flag: Path | None, settings: dict[str, Any]) -> str:
 
 def _accept(crds: Iterable[dict[str, Any]]) -> None:
     """The offline acceptance check: refuse CRDs the API server would reject, in its own words."""
-    from scaffold.manifests.acceptance import check_crd, format_errors
+    from pyop_scaffold.manifests.acceptance import check_crd, format_errors
 
     problems: list[str] = []
     for crd in crds:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scaffold.render.changeset import Action, PlannedFile
+from pyop_scaffold.render.changeset import Action, PlannedFile
 
 
 @dataclass

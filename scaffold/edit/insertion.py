@@ -6,7 +6,7 @@ if the exact lines are not already there, so re-running a command never duplicat
 
 from __future__ import annotations
 
-from scaffold.errors import ProjectError
+from pyop_scaffold.errors import ProjectError
 
 MARKER_PREFIX = "+kubebuilder:scaffold:"
 

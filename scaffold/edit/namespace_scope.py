@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from scaffold.edit.yaml_edit import dump_documents, load_documents
+from pyop_scaffold.edit.yaml_edit import dump_documents, load_documents
 
 MANAGER_DEPLOYMENT = "controller-manager"
 MANAGER_CONTAINER = "manager"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from scaffold.errors import ProjectError
+from pyop_scaffold.errors import ProjectError
 
 
 def _parse(text: str, source: str) -> ast.Module:

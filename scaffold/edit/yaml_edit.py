@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from scaffold.errors import ProjectError
+from pyop_scaffold.errors import ProjectError
 
 
 def _yaml() -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scaffold.errors import PyopError
+from pyop_scaffold.errors import PyopError
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic.alias_generators import to_camel
 
-from scaffold.manifests.crd.schema import class_docs, package_markers
-from scaffold.manifests.errors import ManifestError, MarkerError
-from scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
-from scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.crd.schema import class_docs, package_markers
+from pyop_scaffold.manifests.errors import ManifestError, MarkerError
+from pyop_scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

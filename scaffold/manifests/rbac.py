@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scaffold.manifests.markers.comments import read_module_docs
-from scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.markers.comments import read_module_docs
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 RBAC_MARKER = "kubebuilder:rbac"
 DEFAULT_ROLE_NAME = "manager-role"

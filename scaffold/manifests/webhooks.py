@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scaffold.manifests.errors import ManifestError, SourceLocation
-from scaffold.manifests.markers.comments import read_module_docs
-from scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.errors import ManifestError, SourceLocation
+from pyop_scaffold.manifests.markers.comments import read_module_docs
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 WEBHOOK_MARKER = "kubebuilder:webhook"
 CONFIGURATION_MARKER = "kubebuilder:webhookconfiguration"

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from scaffold.errors import ProjectError
+from pyop_scaffold.errors import ProjectError
 
 PROJECT_FILE = "PROJECT"
 LAYOUT = "python.pyop.io/v1"

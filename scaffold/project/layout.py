@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scaffold.project.config import Project
-from scaffold.project.names import snake_case
+from pyop_scaffold.project.config import Project
+from pyop_scaffold.project.names import snake_case
 
 
 def _module_part(name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from scaffold.errors import UsageError
+from pyop_scaffold.errors import UsageError
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")

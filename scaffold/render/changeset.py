@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scaffold.errors import ConflictError
+from pyop_scaffold.errors import ConflictError
 
 
 class IfExists(enum.Enum):

@@ -7,7 +7,7 @@ trailing newlines kept, file names rendered, `_copy_without_render` honoured) bu
 environment: its extension loading and per-file compilation made `pyop init` take three times longer. Compiled
 templates are cached under the user's cache folder, keyed by each template's checksum, so edits are never stale.
 
-Nothing is written to the project here: `scaffold.render.changeset` decides what reaches the user's folder.
+Nothing is written to the project here: `pyop_scaffold.render.changeset` decides what reaches the user's folder.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-TEMPLATES_ROOT = Path(__file__).resolve().parent.parent.parent / "project_templates"
+# Installed, the templates are package data of `pyop_scaffold.project_templates` (the repository's
+# `project_templates/`, mapped in setup.py); not resolved, so an editable install's link tree is used as it is.
+TEMPLATES_ROOT = Path(__file__).parent.parent / "project_templates"
 ROOT_DIR_NAME = "{{cookiecutter.slug}}"
 
 

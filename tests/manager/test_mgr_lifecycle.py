@@ -46,7 +46,7 @@ OPERATOR = textwrap.dedent(
 async def run_operator(
     server: TestAPIServer, tmp_path: Path, *, work: float, deadline: float, signum: int
 ) -> tuple[int, list[dict]]:  # type: ignore[type-arg]
-    script = tmp_path / "operator.py"
+    script = tmp_path / "slow_operator.py"  # not operator.py: that name shadows the stdlib module
     script.write_text(OPERATOR.format(helpers=str(Path(__file__).parent), work=work, deadline=deadline))
     process = await asyncio.create_subprocess_exec(
         sys.executable, str(script), str(server.kubeconfig_path), stderr=asyncio.subprocess.PIPE
@@ -197,7 +197,7 @@ def test_run_uses_uvloop_when_installed() -> None:
 
 def test_generated_main_reads_watch_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scaffolded entry point turns WATCH_NAMESPACE (comma-separated) into ManagerOptions.namespaces."""
-    from scaffold.render.templates import render_template
+    from pyop_scaffold.render.templates import render_template
 
     main = render_template("init", {"package": "demo", "namespaced": True})["demo/main.py"].decode()
     scope: dict[str, object] = {"__name__": "generated_main"}

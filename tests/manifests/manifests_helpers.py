@@ -14,7 +14,7 @@ import kubernetes_validate
 import yaml
 from typer.testing import CliRunner
 
-from scaffold.cli.app import app
+from pyop_scaffold.cli.app import app
 
 KUBERNETES_VERSION = "1.32"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: CRDs embedding a PodSpec are large

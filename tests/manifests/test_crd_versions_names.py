@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from manifests_helpers import fails, generate, kustomize, project
 
-from scaffold.manifests.crd.versions import sort_versions
+from pyop_scaffold.manifests.crd.versions import sort_versions
 
 
 def _ship(markers: str = "", body: str = "spec: dict[str, str] = {}", keywords: str = "") -> str:

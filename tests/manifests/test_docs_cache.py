@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scaffold.manifests.errors import MarkerError
-from scaffold.manifests.markers import comments, docs_cache
+from pyop_scaffold.manifests.errors import MarkerError
+from pyop_scaffold.manifests.markers import comments, docs_cache
 
 MODULE = textwrap.dedent(
     '''\

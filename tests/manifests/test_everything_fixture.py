@@ -17,8 +17,8 @@ import pytest
 import yaml
 from manifests_helpers import LOADER, generate, kustomize, pyop, snapshot
 
-from scaffold import __version__
-from scaffold.manifests.builtin import builtin_schema
+from pyop_scaffold import __version__
+from pyop_scaffold.manifests.builtin import builtin_schema
 
 FIXTURE = Path(__file__).parent / "fixtures" / "everything"
 EXPECTED = FIXTURE / "expected"

@@ -6,7 +6,7 @@ import typing
 
 from pydantic import BaseModel
 
-from scaffold.manifests.loader import _annotations_compiled_once
+from pyop_scaffold.manifests.loader import _annotations_compiled_once
 
 
 def test_forward_references_share_one_compiled_code_inside_and_typing_is_restored_after() -> None:

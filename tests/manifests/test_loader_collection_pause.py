@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scaffold.manifests.loader import _cyclic_collection_paused
+from pyop_scaffold.manifests.loader import _cyclic_collection_paused
 
 
 class _Node:

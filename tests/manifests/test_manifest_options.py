@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from manifests_helpers import fails, generate, project, pyop, spec_of, version_schema
 
-from scaffold.manifests.crd.assemble import truncate_description
+from pyop_scaffold.manifests.crd.assemble import truncate_description
 
 SHIP = """
 class ShipSpec(KubeModel):

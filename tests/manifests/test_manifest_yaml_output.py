@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from scaffold.manifests.yaml_output import _Dumper, dump_documents
+from pyop_scaffold.manifests.yaml_output import _Dumper, dump_documents
 
 TRICKY_STRINGS = [
     "", "true", "True", "yes", "no", "on", "off", "null", "~", "1", "1.5", "0x1F", "0o7", "1e3", "1_000", ".5",

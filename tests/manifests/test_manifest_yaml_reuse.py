@@ -11,9 +11,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scaffold.manifests import yaml_output
-from scaffold.manifests.builtin import builtin_schema
-from scaffold.manifests.yaml_output import _Dumper, dump_documents
+from pyop_scaffold.manifests import yaml_output
+from pyop_scaffold.manifests.builtin import builtin_schema
+from pyop_scaffold.manifests.yaml_output import _Dumper, dump_documents
 
 
 def _pyyaml(documents: list[Any], header: str = "") -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.parser import parse_marker
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.parser import parse_marker
 
 TEXTS = [
     "kubebuilder:validation:Enum=a;b;c",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
-from scaffold.manifests.crd.schema import _defaults_dump_non_empty
+from pyop_scaffold.manifests.crd.schema import _defaults_dump_non_empty
 
 
 class AllNone(BaseModel):

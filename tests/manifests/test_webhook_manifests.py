@@ -17,7 +17,7 @@ import pytest
 import yaml
 from manifests_helpers import KUBERNETES_VERSION, PACKAGE, fails, kustomize, project, pyop, snapshot
 
-from scaffold.manifests.webhooks import _Invalid, apply_patch
+from pyop_scaffold.manifests.webhooks import _Invalid, apply_patch
 
 FIXTURE = Path(__file__).parent / "fixtures" / "webhooks"
 OUTPUT = Path("config/webhook/manifests.yaml")

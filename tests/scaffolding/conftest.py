@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scaffold.cli.app import app
+from pyop_scaffold.cli.app import app
 
 
 @dataclass

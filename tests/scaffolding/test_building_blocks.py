@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from pyop.api.naming import default_plural
-from scaffold.edit.insertion import insert_at_marker
-from scaffold.edit.yaml_edit import append_unique
-from scaffold.errors import ConflictError, ProjectError
-from scaffold.manifests.errors import SourceLocation
-from scaffold.manifests.markers.parser import parse_marker
-from scaffold.manifests.rbac import build_roles
-from scaffold.project.names import snake_case
-from scaffold.render.changeset import Action, ChangeSet, IfExists
+from pyop_scaffold.edit.insertion import insert_at_marker
+from pyop_scaffold.edit.yaml_edit import append_unique
+from pyop_scaffold.errors import ConflictError, ProjectError
+from pyop_scaffold.manifests.errors import SourceLocation
+from pyop_scaffold.manifests.markers.parser import parse_marker
+from pyop_scaffold.manifests.rbac import build_roles
+from pyop_scaffold.project.names import snake_case
+from pyop_scaffold.render.changeset import Action, ChangeSet, IfExists
 
 
 @pytest.mark.parametrize(

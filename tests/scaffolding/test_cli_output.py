@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from scaffold.cli import output
-from scaffold.commands.report import Report
-from scaffold.render.changeset import Action, PlannedFile
+from pyop_scaffold.cli import output
+from pyop_scaffold.commands.report import Report
+from pyop_scaffold.render.changeset import Action, PlannedFile
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -10,8 +10,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from scaffold.commands.edit import EditOptions, edit_project
-from scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.commands.edit import EditOptions, edit_project
+from pyop_scaffold.errors import ConflictError, UsageError
 
 CAPTAIN = ("--group", "crew", "--version", "v1", "--kind", "Captain")
 BOAT = ("--group", "ship", "--version", "v1", "--kind", "Boat")

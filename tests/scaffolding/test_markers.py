@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.comments import read_module_docs
-from scaffold.manifests.markers.parser import parse_marker
-from scaffold.manifests.markers.registry import MARKERS, REGISTRY, Target
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.comments import read_module_docs
+from pyop_scaffold.manifests.markers.parser import parse_marker
+from pyop_scaffold.manifests.markers.registry import MARKERS, REGISTRY, Target
 
 HERE = SourceLocation("types.py", 7)
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from scaffold.manifests.builtin import builtin_schema
-from scaffold.manifests.crd.assemble import root_schema
-from scaffold.manifests.crd.schema import SchemaBuilder
-from scaffold.manifests.errors import MarkerError
+from pyop_scaffold.manifests.builtin import builtin_schema
+from pyop_scaffold.manifests.crd.assemble import root_schema
+from pyop_scaffold.manifests.crd.schema import SchemaBuilder
+from pyop_scaffold.manifests.errors import MarkerError
 
 HEADER = """
 from __future__ import annotations
@@ -485,7 +485,7 @@ def test_embedded_object_meta_option(load_module) -> None:  # type: ignore[no-un
 
 
 def test_models_referring_to_later_models_while_validators_are_deferred(load_module) -> None:  # type: ignore[no-untyped-def]
-    from scaffold.manifests.loader import _deferred_validators
+    from pyop_scaffold.manifests.loader import _deferred_validators
 
     with _deferred_validators():
         module = load_module(
@@ -506,7 +506,7 @@ def test_camel_case_aliases_while_validators_are_deferred(load_module) -> None: 
     from pydantic.alias_generators import to_camel
 
     from pyop.api import KubeModel, Resource
-    from scaffold.manifests.loader import _deferred_validators
+    from pyop_scaffold.manifests.loader import _deferred_validators
 
     source = """
         class Spec(KubeModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from scaffold.edit.namespace_scope import (
+from pyop_scaffold.edit.namespace_scope import (
     ScopeEditError,
     replace_function,
     set_binding_scope,
@@ -13,7 +13,7 @@ from scaffold.edit.namespace_scope import (
     set_role_scope,
     set_watch_namespace_env,
 )
-from scaffold.edit.yaml_edit import dump_documents, load_documents
+from pyop_scaffold.edit.yaml_edit import dump_documents, load_documents
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scaffold.render.templates import render_template, template_dir
+from pyop_scaffold.render.templates import render_template, template_dir
 
 CONTEXTS = {
     "init": [

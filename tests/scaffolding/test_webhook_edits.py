@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scaffold.edit.insertion import ensure_marker_above
-from scaffold.edit.python_source import (
+from pyop_scaffold.edit.insertion import ensure_marker_above
+from pyop_scaffold.edit.python_source import (
     add_class_base,
     add_comment_above_class,
     add_import,
@@ -16,9 +16,9 @@ from scaffold.edit.python_source import (
     class_defines,
     ensure_marker_in_call,
 )
-from scaffold.edit.yaml_edit import append_unique, merge_replacements
-from scaffold.errors import ProjectError
-from scaffold.render.changeset import Action, ChangeSet
+from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
+from pyop_scaffold.errors import ProjectError
+from pyop_scaffold.render.changeset import Action, ChangeSet
 
 TYPES = '''"""Models."""
 

@@ -7,7 +7,7 @@ server uses for custom resources.
 """
 
 from pyop.schema.errors import FieldError
-from scaffold.manifests.acceptance.check import check_crd, format_errors
-from scaffold.manifests.acceptance.paths import PathStyle
+from pyop_scaffold.manifests.acceptance.check import check_crd, format_errors
+from pyop_scaffold.manifests.acceptance.paths import PathStyle
 
 __all__ = ["FieldError", "PathStyle", "check_crd", "format_errors"]

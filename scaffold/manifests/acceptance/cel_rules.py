@@ -16,10 +16,10 @@ from typing import Any, Final
 
 from pyop.schema import cel, fieldpath
 from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
-from scaffold.manifests.acceptance import cel_summary
-from scaffold.manifests.acceptance.cel_grammar import load_cel_parser
-from scaffold.manifests.acceptance.cel_summary import Summary, SummaryCache
-from scaffold.manifests.acceptance.memo import SchemaMemo
+from pyop_scaffold.manifests.acceptance import cel_summary
+from pyop_scaffold.manifests.acceptance.cel_grammar import load_cel_parser
+from pyop_scaffold.manifests.acceptance.cel_summary import Summary, SummaryCache
+from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
 
 SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
 _CEL_RESERVED: Final = frozenset(

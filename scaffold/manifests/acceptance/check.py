@@ -6,11 +6,11 @@ import json
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, index, invalid, too_long
-from scaffold.manifests.acceptance import object_rules
-from scaffold.manifests.acceptance.decoding import decoding_errors
-from scaffold.manifests.acceptance.memo import CheckMemos
-from scaffold.manifests.acceptance.paths import PathStyle, version_paths
-from scaffold.manifests.acceptance.schema_rules import has_defaults, schema_errors
+from pyop_scaffold.manifests.acceptance import object_rules
+from pyop_scaffold.manifests.acceptance.decoding import decoding_errors
+from pyop_scaffold.manifests.acceptance.memo import CheckMemos
+from pyop_scaffold.manifests.acceptance.paths import PathStyle, version_paths
+from pyop_scaffold.manifests.acceptance.schema_rules import has_defaults, schema_errors
 
 LAST_APPLIED_ANNOTATION: Final = "kubectl.kubernetes.io/last-applied-configuration"
 TOTAL_ANNOTATION_SIZE_LIMIT: Final = 256 * 1024

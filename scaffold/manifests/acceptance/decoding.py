@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, index, invalid, key, unknown_field
-from scaffold.manifests.acceptance.memo import CheckMemos, SchemaMemo
+from pyop_scaffold.manifests.acceptance.memo import CheckMemos, SchemaMemo
 
 SCHEMA_KEYS: Final = frozenset(
     [

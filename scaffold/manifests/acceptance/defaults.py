@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from pyop.schema import prune, validate
 from pyop.schema.errors import FieldError, child, invalid, key
-from scaffold.manifests.acceptance.memo import SchemaMemo
+from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
 
 _META_FIELDS: Final = frozenset({"metadata", "kind", "apiVersion"})
 

@@ -20,8 +20,8 @@ from pyop.schema.errors import (
     required,
     too_many,
 )
-from scaffold.manifests.acceptance import names
-from scaffold.manifests.acceptance.paths import PathStyle, VersionPaths, webhook_paths
+from pyop_scaffold.manifests.acceptance import names
+from pyop_scaffold.manifests.acceptance.paths import PathStyle, VersionPaths, webhook_paths
 
 COLUMN_TYPES: Final = "boolean,date,integer,number,string"
 COLUMN_FORMATS: Final = "byte,date,date-time,double,float,int32,int64,password"

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, forbidden, index, invalid, key, not_supported, required
-from scaffold.manifests.acceptance.memo import SchemaMemo
-from scaffold.manifests.acceptance.regex import go_regexp_error
+from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
+from pyop_scaffold.manifests.acceptance.regex import go_regexp_error
 
 OPENAPI_TYPES: Final = ["array", "boolean", "integer", "number", "object", "string"]
 _META_FIELDS: Final = frozenset({"metadata", "kind", "apiVersion"})

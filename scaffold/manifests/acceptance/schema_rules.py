@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from pyop.schema.errors import FieldError
-from scaffold.manifests.acceptance import cel_rules
-from scaffold.manifests.acceptance.cel_rules import Placement
-from scaffold.manifests.acceptance.defaults import default_errors
-from scaffold.manifests.acceptance.memo import SchemaMemo
-from scaffold.manifests.acceptance.openapi_rules import openapi_errors
-from scaffold.manifests.acceptance.structural import new_structural_error, structural_errors
+from pyop_scaffold.manifests.acceptance import cel_rules
+from pyop_scaffold.manifests.acceptance.cel_rules import Placement
+from pyop_scaffold.manifests.acceptance.defaults import default_errors
+from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
+from pyop_scaffold.manifests.acceptance.openapi_rules import openapi_errors
+from pyop_scaffold.manifests.acceptance.structural import new_structural_error, structural_errors
 
 
 def _within(error_path: str, node_path: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.schema.errors import FieldError, child, forbidden, index, invalid, key, required
-from scaffold.manifests.acceptance.memo import SchemaMemo
+from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
 
 ROOT, ITEMS, FIELD = "root", "items", "field"
 _UNSUPPORTED_BY_NEW_STRUCTURAL: Final = (

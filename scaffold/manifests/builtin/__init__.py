@@ -18,14 +18,14 @@ import pickle
 from collections.abc import Mapping
 from typing import Any, Final
 
-from scaffold.manifests.builtin.convert import (
+from pyop_scaffold.manifests.builtin.convert import (
     ConversionOptions,
     DefinitionConverter,
     SchemaConversionError,
     upstream_field_markers,
 )
-from scaffold.manifests.builtin.known_types import KNOWN_TYPE_NAMES, QUANTITY_PATTERN
-from scaffold.manifests.builtin.source import (
+from pyop_scaffold.manifests.builtin.known_types import KNOWN_TYPE_NAMES, QUANTITY_PATTERN
+from pyop_scaffold.manifests.builtin.source import (
     BuiltinSchemaSourceError,
     UnsupportedKubernetesVersion,
     available_kubernetes_versions,

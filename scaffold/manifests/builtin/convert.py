@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scaffold.manifests.builtin.known_types import (
+from pyop_scaffold.manifests.builtin.known_types import (
     KNOWN_TYPE_SCHEMAS,
     OBJECT_META,
     UPSTREAM_FIELD_MARKERS,
     object_meta,
 )
-from scaffold.manifests.builtin.source import Definitions, reference_target
+from pyop_scaffold.manifests.builtin.source import Definitions, reference_target
 
 # Keywords the converter understands on a schema node of the source.
 _STRUCTURE_KEYS: Final = frozenset(

@@ -6,10 +6,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from scaffold.manifests.crd.schema import Schema, SchemaBuilder
-from scaffold.manifests.crd.versions import sort_versions
-from scaffold.manifests.errors import MarkerError
-from scaffold.manifests.loader import KindVersion
+from pyop_scaffold.manifests.crd.schema import Schema, SchemaBuilder
+from pyop_scaffold.manifests.crd.versions import sort_versions
+from pyop_scaffold.manifests.errors import MarkerError
+from pyop_scaffold.manifests.loader import KindVersion
 
 _API_VERSION_DOC = (
     "APIVersion defines the versioned schema of this representation of an object.\n"

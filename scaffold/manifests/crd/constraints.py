@@ -22,10 +22,10 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from pyop.api.types import SchemaFormat
-from scaffold.manifests.errors import MarkerError
-from scaffold.manifests.markers.comments import DocBlock
-from scaffold.manifests.markers.parser import ParsedMarker
-from scaffold.manifests.markers.registry import MarkerUsageError, Target
+from pyop_scaffold.manifests.errors import MarkerError
+from pyop_scaffold.manifests.markers.comments import DocBlock
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.markers.registry import MarkerUsageError, Target
 
 Schema = dict[str, Any]
 

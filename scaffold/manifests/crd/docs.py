@@ -8,9 +8,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from scaffold.manifests.errors import MarkerError
-from scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, read_module_docs
-from scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.errors import MarkerError
+from pyop_scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, read_module_docs
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 
 def module_docs(name: str) -> ModuleDocs | None:

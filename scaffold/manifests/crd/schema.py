@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from scaffold.manifests.crd.constraints import (
+from pyop_scaffold.manifests.crd.constraints import (
     DECIMAL_PATTERN,
     Schema,
     SchemaError,
@@ -45,7 +45,7 @@ from scaffold.manifests.crd.constraints import (
     type_name,
     type_spellings,
 )
-from scaffold.manifests.crd.docs import (
+from pyop_scaffold.manifests.crd.docs import (
     class_docs,
     docs_path,
     field_docs_of,
@@ -55,9 +55,9 @@ from scaffold.manifests.crd.docs import (
     package_markers,
     source_of,
 )
-from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.comments import EMPTY, DocBlock
-from scaffold.manifests.markers.registry import MarkerUsageError, Target
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.comments import EMPTY, DocBlock
+from pyop_scaffold.manifests.markers.registry import MarkerUsageError, Target
 
 __all__ = ["Schema", "SchemaBuilder", "SchemaError", "class_docs", "package_markers"]
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.parser import ParsedMarker, parse_marker
-from scaffold.manifests.markers.registry import Target
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.parser import ParsedMarker, parse_marker
+from pyop_scaffold.manifests.markers.registry import Target
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def read_module_docs(path: Path) -> ModuleDocs:
 
 @lru_cache(maxsize=1024)
 def _read_cached(path: str, _mtime_ns: int, _size: int, display: str) -> ModuleDocs:
-    from scaffold.manifests.markers import docs_cache  # it builds on this module's types
+    from pyop_scaffold.manifests.markers import docs_cache  # it builds on this module's types
 
     source = Path(path).read_text(encoding="utf-8")
     docs = docs_cache.load(path, source, display)

@@ -25,10 +25,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scaffold.manifests.errors import SourceLocation
-from scaffold.manifests.markers.comments import DocBlock, ModuleDocs
-from scaffold.manifests.markers.parser import ParsedMarker
-from scaffold.manifests.markers.registry import REGISTRY
+from pyop_scaffold.manifests.errors import SourceLocation
+from pyop_scaffold.manifests.markers.comments import DocBlock, ModuleDocs
+from pyop_scaffold.manifests.markers.parser import ParsedMarker
+from pyop_scaffold.manifests.markers.registry import REGISTRY
 
 _FORMAT = 1
 _SUFFIX = ".pyop-docs"

@@ -6,9 +6,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from scaffold.manifests.errors import MarkerError, SourceLocation
-from scaffold.manifests.markers.registry import ITEMS_PREFIX, REGISTRY, MarkerDef
-from scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.registry import ITEMS_PREFIX, REGISTRY, MarkerDef
+from pyop_scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value
 
 # Markers of other tools that may sit in the same comments; pyop neither uses nor rejects them.
 _VALIDATION = "kubebuilder:validation:"

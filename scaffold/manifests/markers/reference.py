@@ -1,6 +1,6 @@
 """The marker table of docs/reference/markers.md, rendered from the registry so the docs cannot drift from it.
 
-    python -m scaffold.manifests.markers.reference docs/reference/markers.md
+    python -m pyop_scaffold.manifests.markers.reference docs/reference/markers.md
 
 rewrites the table between the `<!-- markers:begin -->` and `<!-- markers:end -->` lines of that file; a test
 checks that the committed file holds exactly what this renders.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from scaffold.manifests.markers.registry import MARKERS, MarkerDef, Target
+from pyop_scaffold.manifests.markers.registry import MARKERS, MarkerDef, Target
 
 BEGIN = "<!-- markers:begin -->"
 END = "<!-- markers:end -->"

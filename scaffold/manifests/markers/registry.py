@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from scaffold.manifests.markers.values import IGNORED, ArgType
+from pyop_scaffold.manifests.markers.values import IGNORED, ArgType
 
 Schema = dict[str, Any]
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from acceptance_fixtures import base_crd
 
-from scaffold.manifests.acceptance import check_crd
+from pyop_scaffold.manifests.acceptance import check_crd
 
 S = "spec.validation.openAPIV3Schema"  # single version: the schema is hoisted (crd-rules §0)
 SPEC = f"{S}.properties[spec]"

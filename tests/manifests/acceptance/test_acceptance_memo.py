@@ -14,8 +14,8 @@ import pytest
 from acceptance_fixtures import base_crd, rich_crd
 from test_acceptance_invalid import CASES
 
-from scaffold.manifests.acceptance import check_crd, openapi_rules
-from scaffold.manifests.acceptance import memo as memo_module
+from pyop_scaffold.manifests.acceptance import check_crd, openapi_rules
+from pyop_scaffold.manifests.acceptance import memo as memo_module
 
 
 def _forgetful_check(crd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[str]:

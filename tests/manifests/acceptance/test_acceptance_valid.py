@@ -9,7 +9,7 @@ import kubernetes_validate
 import pytest
 from acceptance_fixtures import base_crd, rich_crd
 
-from scaffold.manifests.acceptance import PathStyle, check_crd, format_errors
+from pyop_scaffold.manifests.acceptance import PathStyle, check_crd, format_errors
 
 
 def _tiny_crd() -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from celpy import celparser
 
-from scaffold.manifests.acceptance import cel_grammar
+from pyop_scaffold.manifests.acceptance import cel_grammar
 
 EXPRESSIONS = [
     "self.minReplicas <= self.replicas",

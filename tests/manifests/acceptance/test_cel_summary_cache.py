@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from scaffold.manifests.acceptance import cel_rules, cel_summary
-from scaffold.manifests.acceptance.cel_rules import Placement
+from pyop_scaffold.manifests.acceptance import cel_rules, cel_summary
+from pyop_scaffold.manifests.acceptance.cel_rules import Placement
 
 RULES: list[dict[str, Any]] = [
     {"rule": "self.minReplicas <= self.replicas"},
@@ -100,7 +100,7 @@ def test_a_cached_run_does_not_import_cel_python(tmp_path: Path) -> None:
     code = textwrap.dedent(
         """
         import sys
-        from scaffold.manifests.acceptance import check_crd
+        from pyop_scaffold.manifests.acceptance import check_crd
         from tests.manifests.acceptance.acceptance_fixtures import base_crd
 
         crd = base_crd()

@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_schema
+from pyop_scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_schema
 
 CORE = "io.k8s.api.core.v1."
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -152,7 +152,7 @@ def open_api_schema(crd: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("embedded_object_meta", [False, True])
 def test_crd_passes_the_offline_acceptance_check(embedded_object_meta: bool) -> None:
-    from scaffold.manifests.acceptance import check_crd
+    from pyop_scaffold.manifests.acceptance import check_crd
 
     assert check_crd(backup_crd(embedded_object_meta=embedded_object_meta)) == []
 

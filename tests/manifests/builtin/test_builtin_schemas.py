@@ -1,4 +1,4 @@
-"""Behaviour of `scaffold.manifests.builtin.builtin_schema`: structural, controller-gen-shaped, safe to mutate."""
+"""Behaviour of `pyop_scaffold.manifests.builtin.builtin_schema`: structural, controller-gen-shaped, safe to mutate."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from scaffold.manifests.builtin import (
+from pyop_scaffold.manifests.builtin import (
     PINNED_KUBERNETES_VERSION,
     QUANTITY_PATTERN,
     UnknownBuiltinDefinition,
@@ -17,8 +17,8 @@ from scaffold.manifests.builtin import (
     builtin_definitions,
     builtin_schema,
 )
-from scaffold.manifests.builtin.known_types import UPSTREAM_FIELD_MARKERS
-from scaffold.manifests.builtin.source import load_definitions
+from pyop_scaffold.manifests.builtin.known_types import UPSTREAM_FIELD_MARKERS
+from pyop_scaffold.manifests.builtin.source import load_definitions
 
 CORE = "io.k8s.api.core.v1."
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -140,7 +140,7 @@ class TestCommonDefinitionsAreStructural:
         assert untyped == []
 
     def test_passes_the_api_servers_acceptance_rules(self, definition: str) -> None:
-        from scaffold.manifests.acceptance import check_crd
+        from pyop_scaffold.manifests.acceptance import check_crd
 
         crd = {
             "apiVersion": "apiextensions.k8s.io/v1",

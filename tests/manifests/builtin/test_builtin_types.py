@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from pyop.api import builtin_types as bt
-from scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_definitions, builtin_schema
+from pyop_scaffold.manifests.builtin import PINNED_KUBERNETES_VERSION, builtin_definitions, builtin_schema
 
 
 class Backup(BaseModel):
