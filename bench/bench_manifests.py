@@ -185,7 +185,7 @@ def make_project(root: Path, kinds: int) -> None:
 def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one `pyop make manifests` in a fresh interpreter."""
     shutil.rmtree(root / "config", ignore_errors=True)
-    command = [sys.executable, "-c", "from pyop_scaffold.cli.app import main; main()", "make", "manifests", "-C", str(root)]
+    command = [sys.executable, "-m", "pyop_scaffold", "make", "manifests", "-C", str(root)]
     env = dict(os.environ)
     if bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # Python's default: modules compile once, then load from .pyc

@@ -26,7 +26,14 @@ from pyop_scaffold.edit.python_source import (
 )
 from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
 from pyop_scaffold.errors import ConflictError, UsageError
-from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, WebhookSettings, dump_project, load_project
+from pyop_scaffold.project.config import (
+    PROJECT_FILE,
+    Project,
+    ResourceEntry,
+    WebhookSettings,
+    dump_project,
+    load_project,
+)
 from pyop_scaffold.project.layout import KindLayout
 from pyop_scaffold.project.names import (
     validate_group,
