@@ -20,9 +20,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-# Installed, the templates are package data of `pyop_scaffold.project_templates` (the repository's
-# `project_templates/`, mapped in setup.py); not resolved, so an editable install's link tree is used as it is.
-TEMPLATES_ROOT = Path(__file__).parent.parent / "project_templates"
+
+def _templates_root() -> Path:
+    """Installed, the templates are package data of `pyop_scaffold.project_templates` (setup.py maps the
+    repository's `project_templates/` there); in a checkout (an editable install) they sit beside `scaffold/`."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "project_templates"
+    return installed if installed.is_dir() else package.parent / "project_templates"
+
+
+TEMPLATES_ROOT = _templates_root()
 ROOT_DIR_NAME = "{{cookiecutter.slug}}"
 
 
