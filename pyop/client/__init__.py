@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from pyop.api.paths import InvalidPathSegment
 from pyop.client.config import AuthProvider, ClientConfig, StaticToken
 from pyop.client.discovery import RESTMapper
 from pyop.client.dynamic import (
@@ -37,6 +38,7 @@ from pyop.client.errors import (
     MethodNotAllowedError,
     NoKindMatchError,
     NotFoundError,
+    ResponseLimitError,
     ServerError,
     ServerTimeoutError,
     ServiceUnavailableError,
@@ -80,6 +82,7 @@ __all__ = [
     "ForbiddenError",
     "GoneError",
     "InternalServerError",
+    "InvalidPathSegment",
     "InvalidError",
     "LabelSelector",
     "MethodNotAllowedError",
@@ -90,6 +93,7 @@ __all__ = [
     "Preconditions",
     "RESTMapper",
     "ResourceInfoLike",
+    "ResponseLimitError",
     "Scale",
     "ServerError",
     "ServerTimeoutError",

@@ -18,7 +18,15 @@ from typing import Any, cast
 
 import httptools
 
-__all__ = ["ConnectionClosed", "HTTPConnection", "Response", "ResponseHead", "StreamedBody"]
+__all__ = [
+    "ConnectionClosed",
+    "HTTPConnection",
+    "Limits",
+    "Response",
+    "ResponseHead",
+    "ResponseLimitExceeded",
+    "StreamedBody",
+]
 
 # A watch stream stops reading from the socket while this much of its body waits for the consumer (TCP then
 # pushes back on the server) and starts again once the consumer has taken it.
@@ -31,6 +39,29 @@ class ConnectionClosed(ConnectionError):
     def __init__(self, message: str, *, response_started: bool) -> None:
         super().__init__(message)
         self.response_started = response_started
+
+
+class ResponseLimitExceeded(ConnectionClosed):
+    """The response broke one of the connection's `Limits`; the connection is closed, the exchange fails."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, response_started=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a response a connection accepts before giving up on it (a server that never stops sending
+    headers or body would otherwise fill the operator's memory). Generous, as Go's transport is: 10 MiB of
+    headers (Go's `MaxResponseHeaderBytes` default) in at most 1,000 header lines (an API server sends about ten,
+    plus its Warning headers), and 1 GiB per full (non-streamed) body. Watch lines are limited by the transport.
+    """
+
+    max_header_bytes: int = 10 << 20
+    max_header_count: int = 1000
+    max_body_bytes: int = 1 << 30
+
+
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +86,12 @@ class _Exchange:
     head: asyncio.Future[ResponseHead]
     complete: asyncio.Future[bytes]
     headers: dict[str, str] = field(default_factory=dict)
+    repeated: dict[str, list[str]] | None = None  # headers seen more than once, joined when the head is complete
+    header_count: int = 0
+    header_bytes: int = 0
     chunks: deque[bytes] = field(default_factory=deque)
     buffered: int = 0
+    received: int = 0
     readable: asyncio.Event | None = None
     started: bool = False
     finished: bool = False
@@ -67,10 +102,13 @@ class HTTPConnection(asyncio.Protocol):
     """An asyncio protocol carrying one request/response exchange at a time.
 
     `reusable` is true between exchanges when the server kept the connection alive and the last body was
-    read to its end; the pool hands only such connections out again.
+    read to its end; the pool hands only such connections out again. Bytes that arrive when no response is
+    expected (after a complete response, or between exchanges) close the connection: they would otherwise be
+    read as the answer to the next request.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
         self._parser = httptools.HttpResponseParser(self)
         self._transport: asyncio.Transport | None = None
         self._exchange: _Exchange | None = None
@@ -85,6 +123,9 @@ class HTTPConnection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)  # uvloop's transports are not asyncio.Transport
 
     def data_received(self, data: bytes) -> None:
+        if self._exchange is None:
+            self._unexpected()
+            return
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as error:
@@ -108,31 +149,61 @@ class HTTPConnection(asyncio.Protocol):
     # --- httptools callbacks --------------------------------------------------------------------------------
 
     def on_message_begin(self) -> None:
-        if self._exchange is not None:
-            self._exchange.started = True
+        exchange = self._exchange
+        if exchange is None or exchange.started:
+            self._unexpected()  # a second response to one request: bytes nobody asked for
+            return
+        exchange.started = True
 
     def on_header(self, name: bytes, value: bytes) -> None:
         exchange = self._exchange
-        if exchange is None:
+        if exchange is None or exchange.finished:
+            return
+        exchange.header_count += 1
+        exchange.header_bytes += len(name) + len(value) + 4
+        limits = self.limits
+        if exchange.header_count > limits.max_header_count:
+            self._over_limit(f"more than {limits.max_header_count} response headers (max_header_count)")
+            return
+        if exchange.header_bytes > limits.max_header_bytes:
+            self._over_limit(f"response headers over {limits.max_header_bytes} bytes (max_header_bytes)")
             return
         key = name.decode("latin-1").lower()
         text = value.decode("latin-1")
-        previous = exchange.headers.get(key)
-        exchange.headers[key] = text if previous is None else f"{previous}, {text}"
+        headers = exchange.headers
+        if key not in headers:
+            headers[key] = text
+            return
+        # Repeated headers are collected and joined once: joining as they come is quadratic in their number.
+        if exchange.repeated is None:
+            exchange.repeated = {}
+        exchange.repeated.setdefault(key, [headers[key]]).append(text)
 
     def on_headers_complete(self) -> None:
         exchange = self._exchange
-        if exchange is None:
+        if exchange is None or exchange.finished:
             return
         headers = exchange.headers
+        if exchange.repeated:
+            for key, values in exchange.repeated.items():
+                headers[key] = ", ".join(values)
         exchange.framed = "content-length" in headers or "chunked" in headers.get("transfer-encoding", "")
+        length = headers.get("content-length", "")
+        if not exchange.streaming and length.isdigit() and int(length) > self.limits.max_body_bytes:
+            self._over_limit(f"response body of {length} bytes over {self.limits.max_body_bytes} (max_body_bytes)")
+            return
         if not exchange.head.done():
             exchange.head.set_result(ResponseHead(self._parser.get_status_code(), headers))
 
     def on_body(self, body: bytes) -> None:
         exchange = self._exchange
-        if exchange is None:
+        if exchange is None or exchange.finished:
             return
+        if not exchange.streaming:
+            exchange.received += len(body)
+            if exchange.received > self.limits.max_body_bytes:
+                self._over_limit(f"response body over {self.limits.max_body_bytes} bytes (max_body_bytes)")
+                return
         exchange.chunks.append(body)
         if exchange.streaming:
             exchange.buffered += len(body)
@@ -208,6 +279,15 @@ class HTTPConnection(asyncio.Protocol):
         self._exchange = exchange
         self._transport.write(request)
         return exchange
+
+    def _unexpected(self) -> None:
+        """Bytes that answer no request: the stream's framing can no longer be trusted, so close."""
+        self.keep_alive = False
+        self.close()
+
+    def _over_limit(self, reason: str) -> None:
+        self._fail(ResponseLimitExceeded(f"response refused: {reason}"))
+        self.close()
 
     def _fail(self, error: Exception) -> None:
         exchange = self._exchange

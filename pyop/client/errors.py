@@ -21,6 +21,11 @@ class ApiConnectionError(ClientError):
     """The request got no HTTP response: connection refused or reset, TLS failure, timeout."""
 
 
+class ResponseLimitError(ApiConnectionError):
+    """The response broke a limit of the client's configuration (`ClientConfig.max_*`): too large a body,
+    too many or too large headers, too long a watch line. The connection is closed."""
+
+
 class NoKindMatchError(ClientError, LookupError):
     """Discovery does not know the requested group/version/kind (client-go's `NoKindMatchError`)."""
 
@@ -181,6 +186,21 @@ REASON_BY_CODE: dict[int, str] = {
     503: "ServiceUnavailable",
     504: "Timeout",
 }
+
+
+def error_from_unexpected_body(code: int, content_type: str, raw: bytes) -> ApiError:
+    """An answer that is not JSON (a proxy's or load balancer's HTML page, a redirect to a login page) as an
+    `ApiError` with a Status built like the one kube-apiserver would send: the HTTP code, its reason, and the
+    start of the body as the message."""
+    text = raw[:512].decode("utf-8", "replace").strip()
+    shown = content_type or "no content type"
+    message = f"the server answered HTTP {code} with a body that is not JSON ({shown}): {text!r}"
+    if 300 <= code < 400:
+        message = f"the server answered with a redirect (HTTP {code}), which the client does not follow: {text!r}"
+    reason = REASON_BY_CODE.get(code, "Unknown")
+    status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason}
+    status["message"] = message
+    return error_from_status(code, status)
 
 
 def error_from_status(code: int, body: Any) -> ApiError:

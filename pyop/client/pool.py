@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from yarl import URL
 
-from pyop.client.connection import HTTPConnection
+from pyop.client.connection import DEFAULT_LIMITS, HTTPConnection, Limits
 
 __all__ = ["ConnectionPool", "ProxyError"]
 
@@ -42,6 +42,7 @@ class ConnectionPool:
         connect_timeout: float = 10.0,
         limit: int = 100,
         idle_timeout: float = 90.0,
+        limits: Limits = DEFAULT_LIMITS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if server.host is None:
@@ -57,6 +58,7 @@ class ConnectionPool:
         self.absolute_form = self.proxy is not None and self.ssl_context is None
         self.connect_timeout = connect_timeout
         self.idle_timeout = idle_timeout
+        self.limits = limits
         self._clock = clock
         self._idle: list[HTTPConnection] = []
         self._slots = asyncio.Semaphore(limit)
@@ -110,7 +112,7 @@ class ConnectionPool:
             if self.proxy is None or self.absolute_form:
                 host, port = (self.host, self.port) if self.proxy is None else _address(self.proxy)
                 _, connection = await loop.create_connection(
-                    HTTPConnection,
+                    lambda: HTTPConnection(self.limits),
                     host,
                     port,
                     ssl=self.ssl_context,
@@ -140,7 +142,7 @@ class ConnectionPool:
         except BaseException:
             transport.close()
             raise
-        connection = HTTPConnection()
+        connection = HTTPConnection(self.limits)
         tls.set_protocol(connection)
         connection.connection_made(tls)
         return connection

@@ -21,6 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
+from pyop.api.paths import check_path_segment
+
 
 @runtime_checkable
 class ResourceInfoLike(Protocol):
@@ -55,20 +57,25 @@ class APIResource:
     def path(self, namespace: str | None = None, name: str | None = None, subresource: str | None = None) -> str:
         """The URL path of the collection (no name) or of one object, optionally of a subresource.
 
-        `namespace=None` on a namespaced resource addresses all namespaces (list and watch only).
+        `namespace=None` on a namespaced resource addresses all namespaces (list and watch only). The namespace,
+        name and subresource must each be one path segment (`pyop.api.paths`): a name such as `../../secrets/x`
+        or `x?dryRun=All` raises `InvalidPathSegment` (a ValueError) before any request is built, as client-go's
+        request builder refuses it.
         """
         parts = [self.base_path]
         if self.namespaced and namespace:
-            parts.append(f"namespaces/{namespace}")
+            parts.append(f"namespaces/{check_path_segment(namespace, 'namespace')}")
         elif self.namespaced and name is not None:
             raise ValueError(f"{self.kind} is namespaced: a namespace is required to address {name!r}")
         parts.append(self.plural)
         if name is not None:
             if not name:
                 raise ValueError(f"empty name for {self.kind}")
-            parts.append(name)
+            parts.append(check_path_segment(name, f"{self.kind} name"))
             if subresource:
-                parts.append(subresource)
+                parts.append(check_path_segment(subresource, "subresource"))
+        elif subresource:
+            raise ValueError(f"subresource {subresource!r} of {self.kind} needs an object name")
         return "/".join(parts)
 
     @classmethod

@@ -2,10 +2,15 @@
 retries, watch streams.
 
 We own this layer (rather than a generated client) so that watch behaviour is ours: streams are read chunk by
-chunk with no line-length limit, and a silent stream is the reflector's to detect, never hidden behind a
-socket timeout here. Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of
-times, as client-go's `checkWait` does; a 401 lets the auth provider refresh its credentials once (expired
-exec tokens). The wire itself is `pyop.client.connection` (why not aiohttp's client: see there).
+chunk (lines up to `ClientConfig.max_watch_line_bytes`), and a silent stream is the reflector's to detect, never
+hidden behind a socket timeout here. What goes out cannot be steered by the values in it: paths are built from
+checked segments (`APIResource.path`), query values are percent-encoded, header values with line breaks are
+refused, and a proxy never sees the server URL's credentials in the request line. What comes in is bounded
+(body, headers, watch lines) and an answer that is not JSON is an `ApiError` carrying its HTTP code.
+
+Throttling (429) and 5xx answers that carry Retry-After are retried a bounded number of times, as client-go's
+`checkWait` does; a 401 lets the auth provider refresh its credentials once (expired exec tokens).
+The wire itself is `pyop.client.connection` (why not aiohttp's client: see there).
 """
 
 from __future__ import annotations
@@ -22,9 +27,22 @@ from urllib.parse import unquote
 
 from yarl import URL
 
-from pyop.client.config import ClientConfig
-from pyop.client.connection import ConnectionClosed, HTTPConnection, Response, StreamedBody
-from pyop.client.errors import ApiConnectionError, ApiError, error_from_status
+from pyop.client.config import ClientConfig, check_header_value
+from pyop.client.connection import (
+    ConnectionClosed,
+    HTTPConnection,
+    Limits,
+    Response,
+    ResponseLimitExceeded,
+    StreamedBody,
+)
+from pyop.client.errors import (
+    ApiConnectionError,
+    ApiError,
+    ResponseLimitError,
+    error_from_status,
+    error_from_unexpected_body,
+)
 from pyop.client.jsoncodec import decode_json, encode_json
 from pyop.client.pool import ConnectionPool
 
@@ -88,6 +106,11 @@ class Transport:
                 proxy=self.config.proxy,
                 connect_timeout=self.connect_timeout,
                 limit=self.connection_limit,
+                limits=Limits(
+                    max_header_bytes=self.config.max_header_bytes,
+                    max_header_count=self.config.max_header_count,
+                    max_body_bytes=self.config.max_response_bytes,
+                ),
             )
             self._fixed_headers = _fixed_headers(server, self.config)
         return self._pool
@@ -114,7 +137,8 @@ class Transport:
     ) -> Any:
         """Send one request and return the decoded JSON answer; raise the mapped `ApiError` on failure.
 
-        `body` is sent as it is when it is bytes or str, and encoded as JSON otherwise.
+        `body` is sent as it is when it is bytes or str, and encoded as JSON otherwise. An answer that is not
+        JSON (an HTML error page, a redirect: the client follows none) raises `ApiError` with its HTTP code.
         """
         data = _body_bytes(body)
         target = self._target(path, params)
@@ -125,12 +149,14 @@ class Transport:
             try:
                 async with asyncio.timeout(self.request_timeout):
                     response = await self._exchange(method, request)
+            except ResponseLimitExceeded as error:
+                raise ResponseLimitError(f"{method} {path}: {error}") from error
             except _CONNECTION_ERRORS as error:
                 raise ApiConnectionError(f"{method} {path}: {error!r}") from error
             status = response.head.status
-            if status < 400:
-                return _decode(response.body)
-            api_error = error_from_status(status, _decode_error(response.body))
+            if 200 <= status < 300:
+                return _decode(status, response)
+            api_error = _error(status, response.head.headers, response.body)
             if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
@@ -156,16 +182,18 @@ class Transport:
             try:
                 async with asyncio.timeout(self.request_timeout):
                     connection, body, status, headers = await self._open_stream(request)
-                if status < 400:
+                if 200 <= status < 300:
                     break
                 try:
                     async with asyncio.timeout(self.request_timeout):
-                        raw = b"".join([chunk async for chunk in _chunks(body)])
+                        raw = await _bounded_body(body, self.config.max_response_bytes)
                 finally:
                     self._finish_stream(connection, body)
+            except ResponseLimitExceeded as error:
+                raise ResponseLimitError(f"GET {path} (watch): {error}") from error
             except _CONNECTION_ERRORS as error:
                 raise ApiConnectionError(f"GET {path} (watch): {error!r}") from error
-            api_error = error_from_status(status, _decode_error(raw))
+            api_error = _error(status, headers, raw)
             if status == 401 and not refreshed and await self._refresh_auth():
                 refreshed = True
                 continue
@@ -175,7 +203,7 @@ class Transport:
             attempt += 1
             await self._sleep(wait)
         try:
-            yield _lines(body)
+            yield _lines(body, self.config.max_watch_line_bytes)
         finally:
             self._finish_stream(connection, body)
 
@@ -228,6 +256,7 @@ class Transport:
         if self.config.auth is not None:
             value = await self.config.auth.authorization()
             if value:
+                check_header_value(value, f"the Authorization value from {type(self.config.auth).__name__}")
                 head += f"Authorization: {value}\r\n"
         if data is None:
             return (head + "\r\n").encode("latin-1")
@@ -235,13 +264,14 @@ class Transport:
         return head.encode("latin-1") + data
 
     def _target(self, path: str, params: Params | None) -> str:
-        """The request target for `path` on the server: `URL(server + path)` with the query parameters added,
-        as path and query (the whole URL when a proxy relays it to a plain-HTTP server)."""
+        """The request target for `path` on the server: `URL(server + path)` with the query parameters added
+        (each value percent-encoded), as path and query (the whole URL when a proxy relays it to a plain-HTTP
+        server, without the server URL's user information: that goes in the Authorization header only)."""
         url = self._url(path)
         query = _clean_params(params)
         if query:
             url = url.extend_query(query)
-        return str(url) if self.pool.absolute_form else url.raw_path_qs
+        return str(url.with_user(None)) if self.pool.absolute_form else url.raw_path_qs
 
     async def _refresh_auth(self) -> bool:
         return self.config.auth is not None and await self.config.auth.refresh()
@@ -281,22 +311,61 @@ async def _chunks(body: StreamedBody) -> AsyncIterator[bytes]:
             yield chunk
 
 
-async def _lines(body: StreamedBody) -> AsyncIterator[bytes]:
-    """Split a streamed body into lines, with no length limit (one object may be ~1.5 MiB)."""
-    buffer = b""
+async def _bounded_body(body: StreamedBody, limit: int) -> bytes:
+    """A streamed body read to its end, refused once it grows beyond `limit` bytes."""
+    pieces: list[bytes] = []
+    size = 0
+    async for chunk in _chunks(body):
+        size += len(chunk)
+        if size > limit:
+            raise ResponseLimitExceeded(f"response refused: response body over {limit} bytes (max_response_bytes)")
+        pieces.append(chunk)
+    return b"".join(pieces)
+
+
+async def _lines(body: StreamedBody, limit: int) -> AsyncIterator[bytes]:
+    """Split a streamed body into lines of at most `limit` bytes (one object may be ~1.5 MiB).
+
+    The unfinished line is kept as a list of pieces joined once its newline arrives, so a long line costs time
+    linear in its length (appending each chunk to one bytes object would copy it again on every chunk).
+    """
+    pending: list[bytes] = []
+    pending_size = 0
     try:
         async for chunk in _chunks(body):
-            buffer += chunk
             if b"\n" not in chunk:
+                pending_size += len(chunk)
+                if pending_size > limit:
+                    raise _line_too_long(limit)
+                pending.append(chunk)
                 continue
-            *lines, buffer = buffer.split(b"\n")
+            lines = chunk.split(b"\n")
+            if pending:
+                pending.append(lines[0])
+                lines[0] = b"".join(pending)
+                pending = []
+            tail = lines.pop()
             for line in lines:
+                if len(line) > limit:
+                    raise _line_too_long(limit)
                 if line.strip():
                     yield line
+            pending_size = len(tail)
+            if pending_size > limit:
+                raise _line_too_long(limit)
+            if tail:
+                pending.append(tail)
+    except ResponseLimitError:
+        raise
     except _CONNECTION_ERRORS as error:
         raise ApiConnectionError(f"watch stream broken: {error!r}") from error
-    if buffer.strip():
-        yield buffer
+    last = b"".join(pending)
+    if last.strip():
+        yield last
+
+
+def _line_too_long(limit: int) -> ResponseLimitError:
+    return ResponseLimitError(f"watch stream refused: an event line over {limit} bytes (max_watch_line_bytes)")
 
 
 def _body_bytes(body: Any) -> bytes | None:
@@ -333,17 +402,28 @@ def _clean_params(params: Params | None) -> dict[str, str] | None:
     return cleaned
 
 
-def _decode(raw: bytes) -> Any:
+def _decode(status: int, response: Response) -> Any:
+    """A successful answer's JSON body (None when empty); a body that is not JSON is an `ApiError`."""
+    raw = response.body
     if not raw:
         return None
-    return decode_json(raw)
-
-
-def _decode_error(raw: bytes) -> Any:
     try:
         return decode_json(raw)
     except ValueError:
-        return raw.decode("utf-8", "replace")
+        raise error_from_unexpected_body(status, response.head.headers.get("content-type", ""), raw) from None
+
+
+def _error(status: int, headers: Mapping[str, str], raw: bytes) -> ApiError:
+    """The `ApiError` of an unsuccessful answer: from its Status when it sent one, else Status-like from the code
+    and the start of the body (an HTML page from a proxy, a redirect)."""
+    if raw:
+        try:
+            decoded = decode_json(raw)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and decoded.get("kind") == "Status":
+            return error_from_status(status, decoded)
+    return error_from_unexpected_body(status, headers.get("content-type", ""), raw)
 
 
 def _parse_retry_after(value: str | None) -> int | None:
