@@ -182,7 +182,7 @@ class Transport:
             try:
                 async with asyncio.timeout(self.request_timeout):
                     connection, body, status, headers = await self._open_stream(request)
-                if 200 <= status < 300:
+                if 200 <= status < 300 and _is_json(headers.get("content-type")):
                     break
                 try:
                     async with asyncio.timeout(self.request_timeout):
@@ -400,6 +400,11 @@ def _clean_params(params: Params | None) -> dict[str, str] | None:
             continue
         cleaned[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
     return cleaned
+
+
+def _is_json(content_type: str | None) -> bool:
+    """Whether a stream's answer may be read as JSON lines (no content type: assume so, as the server sends it)."""
+    return content_type is None or "json" in content_type
 
 
 def _decode(status: int, response: Response) -> Any:
