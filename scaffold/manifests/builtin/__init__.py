@@ -26,16 +26,13 @@ from pyop_scaffold.manifests.builtin.convert import (
 )
 from pyop_scaffold.manifests.builtin.known_types import KNOWN_TYPE_NAMES, QUANTITY_PATTERN
 from pyop_scaffold.manifests.builtin.source import (
+    PINNED_KUBERNETES_VERSION,  # the setting shared with the test API server (pyop.api.definitions)
     BuiltinSchemaSourceError,
     UnsupportedKubernetesVersion,
     available_kubernetes_versions,
     load_definitions,
     normalise_version,
 )
-
-PINNED_KUBERNETES_VERSION: Final = "1.32"
-"""The Kubernetes minor version whose definitions pyop embeds unless told otherwise (matches the kubectl we test
-with). Pass `kubernetes_version=` to `builtin_schema` to target another bundled version."""
 
 __all__ = [
     "PINNED_KUBERNETES_VERSION",

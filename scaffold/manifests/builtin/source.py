@@ -1,108 +1,31 @@
-"""Where the Kubernetes OpenAPI definitions come from: the JSON Schema files bundled by `kubernetes-validate`.
+"""Where the Kubernetes OpenAPI definitions come from: `pyop.api.definitions`, shared with the runtime side.
 
-The package ships one `_definitions.json` per Kubernetes minor release (`v1.32.0-local/` and a `-strict` twin that
-adds `additionalProperties: false` everywhere). We read the non-strict file straight from the installed package
-data instead of importing `kubernetes_validate`, whose import pulls in jsonschema and costs ~0.2 s we do not need.
+The loader lives in the runtime package because the test API server reads the same definitions (and must not import
+pyop_scaffold); this module keeps the names the generator's modules and tests have always imported from here.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
-import re
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Final
+from pyop.api.definitions import (
+    PINNED_KUBERNETES_VERSION,
+    SCHEMA_PACKAGE,
+    BuiltinSchemaSourceError,
+    Definitions,
+    UnsupportedKubernetesVersion,
+    available_kubernetes_versions,
+    load_definitions,
+    normalise_version,
+    reference_target,
+)
 
-SCHEMA_PACKAGE: Final = "kubernetes_validate"
-_SCHEMA_DIR_NAME: Final = "kubernetes-json-schema"
-_DEFINITIONS_FILE: Final = "_definitions.json"
-_VERSION_DIR: Final = re.compile(r"^v(\d+)\.(\d+)\.0-local$")
-_VERSION_ARG: Final = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-
-Definitions = Mapping[str, Mapping[str, Any]]
-
-
-class BuiltinSchemaSourceError(RuntimeError):
-    """The bundled Kubernetes definitions cannot be found or read."""
-
-
-class UnsupportedKubernetesVersion(LookupError):
-    """No definitions are bundled for the requested Kubernetes version."""
-
-    def __init__(self, requested: str, available: list[str]) -> None:
-        self.requested = requested
-        self.available = available
-        super().__init__(
-            f"no Kubernetes definitions for version {requested!r} in {SCHEMA_PACKAGE}; "
-            f"available: {', '.join(available) or 'none'}"
-        )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def normalise_version(version: str) -> str:
-    """`v1.32`, `1.32`, `1.32.4` -> `1.32`: definitions only change between minor releases."""
-    match = _VERSION_ARG.match(version.strip())
-    if match is None:
-        raise UnsupportedKubernetesVersion(version, available_kubernetes_versions())
-    return f"{int(match.group(1))}.{int(match.group(2))}"
-
-
-@functools.cache
-def _schema_root() -> Path:
-    spec = importlib.util.find_spec(SCHEMA_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise BuiltinSchemaSourceError(
-            f"the {SCHEMA_PACKAGE!r} package is not installed; pyop reads Kubernetes' built-in type schemas from it"
-        )
-    root = Path(next(iter(spec.submodule_search_locations))) / _SCHEMA_DIR_NAME
-    if not root.is_dir():
-        raise BuiltinSchemaSourceError(f"{SCHEMA_PACKAGE} is installed but has no {_SCHEMA_DIR_NAME}/ at {root}")
-    return root
-
-
-@functools.cache
-def _version_dirs() -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for entry in _schema_root().iterdir():
-        match = _VERSION_DIR.match(entry.name)
-        if match and (entry / _DEFINITIONS_FILE).is_file():
-            found[f"{match.group(1)}.{match.group(2)}"] = entry
-    return found
-
-
-def available_kubernetes_versions() -> list[str]:
-    """Minor versions (`"1.32"`) whose definitions are bundled, oldest first."""
-    return sorted(_version_dirs(), key=lambda v: tuple(int(part) for part in v.split(".")))
-
-
-@functools.cache
-def load_definitions(version: str) -> Definitions:
-    """All OpenAPI definitions of one Kubernetes minor version, keyed by name; parsed once per process.
-
-    The mapping is shared by every caller and must not be mutated.
-    """
-    minor = normalise_version(version)
-    directory = _version_dirs().get(minor)
-    if directory is None:
-        raise UnsupportedKubernetesVersion(version, available_kubernetes_versions())
-    path = directory / _DEFINITIONS_FILE
-    try:
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise BuiltinSchemaSourceError(f"cannot read {path}: {exc}") from exc
-    definitions = document.get("$defs") or document.get("definitions")
-    if not isinstance(definitions, dict):
-        raise BuiltinSchemaSourceError(f"{path} has no '$defs' object")
-    return definitions
-
-
-def reference_target(ref: str) -> str:
-    """`#/$defs/io.k8s.api.core.v1.PodSpec` (or `/api/_definitions.json#/$defs/...`) -> the definition name."""
-    for marker in ("/$defs/", "/definitions/"):
-        if marker in ref:
-            return ref.rsplit(marker, 1)[1]
-    raise BuiltinSchemaSourceError(f"unsupported $ref {ref!r}")
+__all__ = [
+    "PINNED_KUBERNETES_VERSION",
+    "SCHEMA_PACKAGE",
+    "BuiltinSchemaSourceError",
+    "Definitions",
+    "UnsupportedKubernetesVersion",
+    "available_kubernetes_versions",
+    "load_definitions",
+    "normalise_version",
+    "reference_target",
+]
