@@ -403,8 +403,9 @@ def _clean_params(params: Params | None) -> dict[str, str] | None:
 
 
 def _is_json(content_type: str | None) -> bool:
-    """Whether a stream's answer may be read as JSON lines (no content type: assume so, as the server sends it)."""
-    return content_type is None or "json" in content_type
+    """Whether a stream's answer may be read as JSON lines: anything but a text page (the HTML or plain text
+    a proxy or load balancer answers with); the API server itself sends application/json."""
+    return content_type is None or not content_type.lstrip().lower().startswith("text/")
 
 
 def _decode(status: int, response: Response) -> Any:
