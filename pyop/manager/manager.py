@@ -144,6 +144,8 @@ class Manager:
                 key_name=options.webhook_key_name,
                 cert_watch_interval=options.webhook_cert_watch_interval,
                 registry=self.metrics.registry,
+                header_timeout=options.http_header_timeout,
+                idle_timeout=options.http_idle_timeout,
             )
             self.webhook_server = server
             self.probes.add_readyz_check("webhook", lambda: server.started)
@@ -341,7 +343,12 @@ class Manager:
         options = self.options
         probe_address = parse_bind_address(options.health_probe_bind_address)
         if probe_address is not None:
-            self.probe_server = HTTPServer(self.probes.app(), probe_address)
+            self.probe_server = HTTPServer(
+                self.probes.app(),
+                probe_address,
+                header_timeout=options.http_header_timeout,
+                idle_timeout=options.http_idle_timeout,
+            )
             self._servers.append(self.probe_server)
             await self.probe_server.start()
             log.info("starting health probes server", extra={"addr": self.probe_server.url})
@@ -365,7 +372,11 @@ class Manager:
                 if options.enable_http2:
                     log.info("HTTP/2 was asked for, but the metrics server speaks HTTP/1.1 only")
             self.metrics_server = HTTPServer(
-                metrics_app(self.metrics.registry, auth), metrics_address, ssl_context=ssl_context
+                metrics_app(self.metrics.registry, auth),
+                metrics_address,
+                ssl_context=ssl_context,
+                header_timeout=options.http_header_timeout,
+                idle_timeout=options.http_idle_timeout,
             )
             self._servers.append(self.metrics_server)
             await self.metrics_server.start()

@@ -57,6 +57,12 @@ class ManagerOptions:
     # Probes: "0" switches /healthz and /readyz off; Kubebuilder's flag default is ":8081".
     health_probe_bind_address: str = "0"
 
+    # Every server above (metrics, webhooks, probes) closes a connection whose request head is not complete
+    # after http_header_timeout seconds, and a kept-alive one idle for http_idle_timeout (controller-runtime's
+    # ReadHeaderTimeout 32 s and IdleTimeout 90 s).
+    http_header_timeout: float = 32.0
+    http_idle_timeout: float = 90.0
+
     # Leader election on a coordination.k8s.io/v1 Lease named leader_election_id.
     leader_election: bool = False
     leader_election_id: str = ""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyop.manager.certwatcher import CertWatcher
-from pyop.manager.listen import BindAddress, HTTPServer
+from pyop.manager.listen import HEADER_TIMEOUT, IDLE_TIMEOUT, BindAddress, HTTPServer
 from pyop.webhook.admission import AdmissionHandler, answer_review
 from pyop.webhook.conversion import ConversionWebhook, MalformedReview
 from pyop.webhook.metrics import WebhookMetrics
@@ -51,8 +51,11 @@ class WebhookServer:
         key_name: str = "tls.key",
         cert_watch_interval: float = 10.0,
         registry: CollectorRegistry | None = None,
+        header_timeout: float = HEADER_TIMEOUT,
+        idle_timeout: float = IDLE_TIMEOUT,
     ) -> None:
-        """`registry`: where the `controller_runtime_webhook_*` series go (the manager's; none: not measured)."""
+        """`registry`: where the `controller_runtime_webhook_*` series go (the manager's; none: not measured).
+        `header_timeout`/`idle_timeout`: slow and idle clients are cut off (`pyop.manager.listen`)."""
         self.address = BindAddress(host or None, port)
         folder = Path(cert_dir or DEFAULT_CERT_DIR)
         self.certificate = folder / cert_name
@@ -63,6 +66,8 @@ class WebhookServer:
         self.http: HTTPServer | None = None
         self._conversion: ConversionWebhook | None = None
         self.metrics = WebhookMetrics(registry) if registry is not None else None
+        self.header_timeout = header_timeout
+        self.idle_timeout = idle_timeout
 
     # registration
 
@@ -126,7 +131,13 @@ class WebhookServer:
         self.cert_watcher = CertWatcher(context, self.certificate, self.key, interval=self.cert_watch_interval)
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
         app.router.add_route("*", "/{path:.*}", self._dispatch)
-        server = HTTPServer(app, self.address, ssl_context=context)
+        server = HTTPServer(
+            app,
+            self.address,
+            ssl_context=context,
+            header_timeout=self.header_timeout,
+            idle_timeout=self.idle_timeout,
+        )
         bound = await server.start()
         self.http = server
         return bound
