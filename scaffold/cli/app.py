@@ -10,12 +10,13 @@ import contextlib
 import gc
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 import typer.core
 
 from pyop_scaffold import __version__
+from pyop_scaffold.cli.flags import EditFlags, KubebuilderBoolFlags
 from pyop_scaffold.errors import PyopError
 
 app = typer.Typer(
@@ -36,6 +37,7 @@ app.add_typer(make_app, name="make")
 ProjectDir = Annotated[
     Path, typer.Option("--project-dir", "-C", help="The project folder (default: the current folder).")
 ]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="List the unchanged files too.")]
 
 
 def _version_callback(value: bool) -> None:
@@ -53,7 +55,7 @@ def root(
     """Kubebuilder for Python: scaffold Kubernetes operators, generate their manifests, run them."""
 
 
-@app.command()
+@app.command(cls=KubebuilderBoolFlags)
 def init(
     domain: Annotated[str, typer.Option(help="Domain of the API groups (groups are <group>.<domain>).")] = "my.domain",
     project_name: Annotated[str | None, typer.Option(help="Name of the project (default: the folder's name).")] = None,
@@ -65,6 +67,7 @@ def init(
     multigroup: Annotated[bool, typer.Option(help="Lay out APIs as api/<group>/<version>.")] = False,
     force: Annotated[bool, typer.Option(help="Scaffold into a non-empty folder, overwriting clashing files.")] = False,
     project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
 ) -> None:
     """Initialise a new operator project in the current folder."""
     from pyop_scaffold.commands.init import InitOptions, init_project
@@ -78,10 +81,10 @@ def init(
         multigroup=multigroup,
         force=force,
     )
-    _run(lambda: init_project(project_dir, options))
+    _run(lambda: init_project(project_dir, options), verbose=verbose)
 
 
-@create_app.command("api")
+@create_app.command("api", cls=KubebuilderBoolFlags)
 def create_api(
     group: Annotated[str, typer.Option(help="API group, without the domain (e.g. crew).")],
     version: Annotated[str, typer.Option(help="API version (e.g. v1, v1alpha1, v2beta3).")],
@@ -94,6 +97,7 @@ def create_api(
     controller: Annotated[bool, typer.Option(help="Scaffold the controller.")] = True,
     force: Annotated[bool, typer.Option(help="Overwrite files of an existing scaffold.")] = False,
     project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
 ) -> None:
     """Scaffold a Kubernetes API: model, controller, sample, RBAC helper roles and kustomize wiring."""
     from pyop_scaffold.commands.create_api import CreateAPIOptions
@@ -109,10 +113,10 @@ def create_api(
         controller=controller,
         force=force,
     )
-    _run(lambda: run_create_api(project_dir, options))
+    _run(lambda: run_create_api(project_dir, options), verbose=verbose)
 
 
-@create_app.command("webhook")
+@create_app.command("webhook", cls=KubebuilderBoolFlags)
 def create_webhook(
     group: Annotated[str, typer.Option(help="API group of the kind, without the domain (e.g. crew).")],
     version: Annotated[str, typer.Option(help="API version of the kind; with --conversion, the hub version.")],
@@ -141,6 +145,7 @@ def create_webhook(
     ] = None,
     force: Annotated[bool, typer.Option(help="Scaffold a webhook that exists again, overwriting its files.")] = False,
     project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
 ) -> None:
     """Scaffold defaulting, validating or conversion webhooks for a kind, and wire them into config/default."""
     from pyop_scaffold.commands.create_webhook import CreateWebhookOptions
@@ -159,25 +164,10 @@ def create_webhook(
         validation_path=validation_path,
         force=force,
     )
-    _run(lambda: run_create_webhook(project_dir, options))
+    _run(lambda: run_create_webhook(project_dir, options), verbose=verbose)
 
 
-class _KubebuilderBoolFlags(typer.core.TyperCommand):
-    """Boolean options spelt as Kubebuilder's (Go pflag): `--multigroup` means true, `--multigroup=false` false.
-
-    Typer's parser has no option whose value may be left out, so a bare flag is rewritten to `--flag=true` before
-    parsing; the option itself takes a string that `parse_bool_flag` checks (a bad value is a one-line error).
-    """
-
-    bool_flags = ("--multigroup", "--namespaced")
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click Context
-        end = args.index("--") if "--" in args else len(args)
-        args = [f"{arg}=true" if arg in self.bool_flags else arg for arg in args[:end]] + args[end:]
-        return super().parse_args(ctx, args)
-
-
-@app.command(cls=_KubebuilderBoolFlags)
+@app.command(cls=EditFlags)
 def edit(
     multigroup: Annotated[
         str | None,
@@ -200,9 +190,11 @@ def edit(
         bool, typer.Option(help="Replace files that cannot be edited in place with the template's version.")
     ] = False,
     project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
 ) -> None:
     """Change project-wide settings: multigroup layout, namespace scope, licence header."""
-    from pyop_scaffold.commands.edit import EditOptions, edit_project, parse_bool_flag
+    from pyop_scaffold.cli.flags import parse_bool_flag
+    from pyop_scaffold.commands.edit import EditOptions, edit_project
 
     def run() -> object:
         options = EditOptions(
@@ -214,10 +206,48 @@ def edit(
         )
         return edit_project(project_dir, options)
 
-    _run(run)
+    _run(run, verbose=verbose)
 
 
-@make_app.command("manifests")
+completion_app = typer.Typer(
+    help="Print the shell completion script of pyop (Kubebuilder's `completion`).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(completion_app, name="completion")
+
+
+def _completion(shell: str) -> None:
+    from pyop_scaffold.cli.completion import completion_script
+
+    typer.echo(completion_script(typer.main.get_command(app), shell), nl=False)
+
+
+@completion_app.command("bash")
+def completion_bash() -> None:
+    """Bash completion: `source <(pyop completion bash)`, or save it in /etc/bash_completion.d/pyop."""
+    _completion("bash")
+
+
+@completion_app.command("zsh")
+def completion_zsh() -> None:
+    """Zsh completion: `source <(pyop completion zsh)`, or save it as _pyop in a folder of your $fpath."""
+    _completion("zsh")
+
+
+@completion_app.command("fish")
+def completion_fish() -> None:
+    """Fish completion: `pyop completion fish | source`, or save it in ~/.config/fish/completions/pyop.fish."""
+    _completion("fish")
+
+
+@completion_app.command("powershell")
+def completion_powershell() -> None:
+    """PowerShell completion: `pyop completion powershell | Out-String | Invoke-Expression`."""
+    _completion("powershell")
+
+
+@make_app.command("manifests", cls=KubebuilderBoolFlags)
 def make_manifests(
     check: Annotated[
         bool, typer.Option(help="Also validate every sample under config/samples against its CRD.")
@@ -235,6 +265,7 @@ def make_manifests(
         typer.Option(help="Comment header for generated YAML files (default: PROJECT manifests.headerFile)."),
     ] = None,
     project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
 ) -> None:
     """Generate CRDs (config/crd/bases), RBAC roles (config/rbac/role.yaml) and webhook configurations
     (config/webhook/manifests.yaml) from models and markers."""
@@ -242,12 +273,16 @@ def make_manifests(
     from pyop_scaffold.commands.make_manifests import make_manifests as run_make
 
     options = ManifestOptions(check_samples=check, max_description_length=max_desc_len, header_file=header_file)
-    _run(lambda: run_make(project_dir, options))
+    _run(lambda: run_make(project_dir, options), verbose=verbose)
 
 
-def _run(command: object) -> None:
-    """Run a command function and print its report; user errors become one stderr line and exit code 2."""
-    from pyop_scaffold.cli.output import print_error, print_report
+def _run(command: object, *, verbose: bool = False) -> None:
+    """Run a command function and print its report; user errors become one stderr line and exit code 2.
+
+    A project's own files can fail pyop in ways no command checks for (a syntax error in a module it scans, bytes
+    that are not UTF-8, a file-system error): those are one line too, naming the file, rather than a traceback.
+    """
+    from pyop_scaffold.cli.output import describe_file_error, print_error, print_report
 
     with _collector_paused():
         try:
@@ -255,7 +290,10 @@ def _run(command: object) -> None:
         except PyopError as exc:
             print_error(str(exc))
             raise typer.Exit(code=exc.exit_code) from None
-        print_report(report)
+        except (SyntaxError, UnicodeDecodeError, OSError) as exc:
+            print_error(describe_file_error(exc))
+            raise typer.Exit(code=2) from None
+        print_report(report, verbose_unchanged=verbose)
 
 
 @contextlib.contextmanager

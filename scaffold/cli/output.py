@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import NamedTuple, TextIO
 
 from pyop_scaffold.commands.report import Report
@@ -52,7 +53,7 @@ def _report_lines(report: Report, verbose_unchanged: bool) -> list[_Line]:
         lines.append(_Line("  ", style, f"{word:>9}", f"  {planned.path}"))
     unchanged = sum(1 for f in report.files if f.action is Action.UNCHANGED)
     if unchanged and not verbose_unchanged:
-        lines.append(_Line("  ", "dim", f"{unchanged} file(s) unchanged", ""))
+        lines.append(_Line("  ", "dim", f"{unchanged} file(s) unchanged", " (--verbose lists them)"))
     lines.extend(_Line("  ", None, "", note) for note in report.notes)
     if report.next_step:
         lines.append(_Line("", "bold", "Next:", f" {report.next_step}"))
@@ -87,3 +88,26 @@ def _print_styled(lines: list[_Line]) -> None:
 def print_error(message: str) -> None:
     """One line on stderr; no traceback, no colour codes when stderr is not a terminal."""
     sys.stderr.write(f"Error: {message}\n")
+
+
+def describe_file_error(exc: SyntaxError | UnicodeDecodeError | OSError) -> str:
+    """One line for an error that a project's own file caused (a command's last resort: each command checks what
+    it knows of first), naming the file and, for Python, the line."""
+    if isinstance(exc, SyntaxError):
+        where = f"{_shown(exc.filename)}:{exc.lineno}" if exc.filename and exc.lineno else _shown(exc.filename)
+        return f"{where or 'a Python file'}: not valid Python: {exc.msg}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a project file is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8"
+    target = _shown(exc.filename) if exc.filename else "a project file"
+    return f"cannot use {target}: {exc.strerror or exc}"
+
+
+def _shown(filename: object) -> str:
+    """A path as the user would type it: relative to the current folder when it is under it."""
+    if not filename:
+        return ""
+    path = Path(str(filename))
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return str(path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import kind_template_context
+from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit.insertion import insert_at_marker
 from pyop_scaffold.edit.python_source import add_import
@@ -74,7 +76,7 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
     if controller:
         _plan_controller(changes, layout, rendered)
     _plan_project_entry(changes, project, layout, options.resource, controller, options.namespaced)
-    report = Report(files=changes.apply(), notes=notes)
+    report = Report(files=project_files.apply(changes), notes=notes)
     report.next_step = (
         "edit the model in " + layout.types_file + ", then run: make manifests"
         if options.resource
@@ -95,7 +97,22 @@ def _plural_for(project: Project, group: str, kind: str, options: CreateAPIOptio
             f"invalid plural {plural!r}: other versions of {group}/{kind} use {known!r}, and all versions of a kind "
             "share one CRD"
         )
-    return plural or known or default_plural(kind)
+    plural = plural or known or default_plural(kind)
+    _check_plural_unique(project, group, kind, plural)
+    return plural
+
+
+def _check_plural_unique(project: Project, group: str, kind: str, plural: str) -> None:
+    """Two kinds of one group with one plural would be one CRD (`<plural>.<group>`): the second would replace the
+    first's file in config/crd/bases and its resource in the API server."""
+    from pyop.api.naming import default_plural
+
+    for other in project.resources:
+        if other.group == group and other.kind != kind and (other.plural or default_plural(other.kind)) == plural:
+            raise UsageError(
+                f"invalid plural {plural!r}: kind {group}/{other.kind} already uses it, and a plural names one CRD "
+                f"({plural}.{other.qualified_group}); pass another --plural"
+            )
 
 
 def _check_single_group(project: Project, group: str) -> None:
@@ -104,7 +121,7 @@ def _check_single_group(project: Project, group: str) -> None:
     if other is not None and not project.multigroup:
         raise UsageError(
             f"invalid group {group!r}: this project already has group {other!r} and is not multigroup; "
-            "re-create it with `pyop init --multigroup` to hold several groups"
+            "turn on the multigroup layout first with `pyop edit --multigroup`"
         )
 
 
@@ -160,7 +177,7 @@ def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str,
         changes.add_file(f"{layout.controllers_dir}/__init__.py", rendered["controllers_group_init.py"], IfExists.SKIP)
     changes.add_file(layout.controller_file, rendered["controller.py"])
     changes.add_file(layout.controller_test_file, rendered["controller_test.py"])
-    main = changes.read_text(layout.main_file)
+    main = read_text(changes, layout.main_file)
     if main is None:
         raise UsageError(f"cannot register the controller: {layout.main_file} is missing")
     package, _, module = layout.controller_module.rpartition(".")
@@ -193,14 +210,14 @@ def _plan_project_entry(
 
 
 def _append(changes: ChangeSet, path: str, key: str, values: list[str]) -> None:
-    text = changes.read_text(path)
+    text = read_text(changes, path)
     if text is None:
         raise UsageError(f"cannot add to {path}: the file is missing (was the project made by `pyop init`?)")
     changes.update_file(path, append_unique(text, key, values, source=path))
 
 
 def _append_before_marker(changes: ChangeSet, path: str, value: str) -> None:
-    text = changes.read_text(path)
+    text = read_text(changes, path)
     if text is None:
         raise UsageError(f"cannot add to {path}: the file is missing (was the project made by `pyop init`?)")
     if any(line.strip() == f"- {value}" for line in text.splitlines()):

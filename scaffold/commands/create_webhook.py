@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import kind_template_context
+from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit.insertion import ensure_marker_above, insert_at_marker
 from pyop_scaffold.edit.python_source import (
@@ -148,7 +150,7 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
             "(your changes to it are overwritten)"
         )
 
-    report = Report(files=changes.apply(), notes=notes)
+    report = Report(files=project_files.apply(changes), notes=notes)
     report.notes.append(
         "config/default deploys the webhooks with a cert-manager certificate: install cert-manager in the cluster"
     )
@@ -341,7 +343,7 @@ def _plan_code(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes
 def _plan_main(changes: ChangeSet, layout: KindLayout) -> None:
     """Flags, manager options and the guarded setup call; insertion points missing from older projects are added."""
     path = layout.main_file
-    main = changes.read_text(path)
+    main = read_text(changes, path)
     if main is None:
         raise UsageError(f"cannot register the webhook: {path} is missing")
     main = ensure_marker_above(main, "flags", "return parser.parse_args(argv)", source=path)
@@ -364,7 +366,7 @@ def _plan_main(changes: ChangeSet, layout: KindLayout) -> None:
 
 def _plan_makefile(changes: ChangeSet, package: str) -> list[str]:
     """`make run` without webhooks, in Makefiles written before the init template had it."""
-    text = changes.read_text("Makefile")
+    text = read_text(changes, "Makefile")
     if text is None or "ENABLE_WEBHOOKS" in text:
         return []
     line = f"\t$(PYTHON) -m {package}.main\n"
@@ -384,7 +386,7 @@ def _plan_kustomize(
         _append(changes, WEBHOOK_KUSTOMIZATION, "resources", ["manifests.yaml"])
     _append(changes, NETWORK_POLICY_KUSTOMIZATION, "resources", ["allow-webhook-traffic.yaml"])
 
-    text = changes.read_text(DEFAULT_KUSTOMIZATION)
+    text = read_text(changes, DEFAULT_KUSTOMIZATION)
     if text is None:
         raise UsageError(
             f"cannot add to {DEFAULT_KUSTOMIZATION}: the file is missing (was the project made by `pyop init`?)"
@@ -454,7 +456,7 @@ def _plan_conversion(
     """The CRD patch and kustomize config, the hub marked, and conversion methods on each spoke's model."""
     changes.add_file(layout.conversion_patch_file, rendered["crd_conversion_patch.yaml"])
     _add_if_missing(changes, "config/crd/kustomizeconfig.yaml", rendered["crd_kustomizeconfig.yaml"])
-    text = changes.read_text(CRD_KUSTOMIZATION)
+    text = read_text(changes, CRD_KUSTOMIZATION)
     if text is None:
         raise UsageError(
             f"cannot add to {CRD_KUSTOMIZATION}: the file is missing (was the project made by `pyop init`?)"
@@ -501,14 +503,14 @@ def _add_if_missing(changes: ChangeSet, path: str, content: bytes) -> None:
 
 
 def _append(changes: ChangeSet, path: str, key: str, values: list[str]) -> None:
-    text = changes.read_text(path)
+    text = read_text(changes, path)
     if text is None:
         raise UsageError(f"cannot add to {path}: the file is missing (was the project made by `pyop init`?)")
     changes.update_file(path, append_unique(text, key, values, source=path))
 
 
 def _read_types(changes: ChangeSet, path: str) -> str:
-    text = changes.read_text(path)
+    text = read_text(changes, path)
     if text is None:
         raise UsageError(f"cannot add conversion: {path} is missing (was the API made by `pyop create api`?)")
     return text

@@ -11,18 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit import namespace_scope
 from pyop_scaffold.errors import ConflictError, UsageError
 from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, dump_project, load_project
 from pyop_scaffold.project.layout import KindLayout
+from pyop_scaffold.project.names import validate_owner
 from pyop_scaffold.render.changeset import ChangeSet
 from pyop_scaffold.render.templates import render_template
-
-# Go's strconv.ParseBool, which Kubebuilder's `--flag=value` booleans go through.
-_TRUE = ("1", "t", "T", "true", "TRUE", "True")
-_FALSE = ("0", "f", "F", "false", "FALSE", "False")
 
 MANAGER_FILE = "config/manager/manager.yaml"
 ROLE_FILE = "config/rbac/role.yaml"
@@ -40,22 +39,13 @@ class EditOptions:
     force: bool = False
 
 
-def parse_bool_flag(flag: str, value: str | None) -> bool | None:
-    """`--flag` is true, `--flag=false` false, as in Kubebuilder; anything else names the value and the choices."""
-    if value is None:
-        return None
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise UsageError(f"invalid {flag} value {value!r}: must be true or false")
-
-
 def edit_project(root: Path, options: EditOptions) -> Report:
     """Apply the settings in `options` to the project in `root`, all or nothing; unchanged settings write nothing."""
     root = root.resolve()
     if options.license is not None:
         validate_license(options.license)
+    if options.owner is not None:
+        validate_owner(options.owner)
     if all(v is None for v in (options.multigroup, options.namespaced, options.license, options.owner)):
         raise UsageError("nothing to edit: pass --multigroup, --namespaced, --license or --owner")
     project = load_project(root)
@@ -75,7 +65,7 @@ def edit_project(root: Path, options: EditOptions) -> Report:
         _plan_boilerplate(changes, project, options)
     if project != before:
         changes.update_file(PROJECT_FILE, dump_project(project))
-    files = changes.apply()
+    files = project_files.apply(changes)
     if not changes.writes():
         notes.append("nothing changed: the project already has these settings")
     return Report(files=files, notes=notes, next_step=next_step)
@@ -137,7 +127,7 @@ def _plan_scope(changes: ChangeSet, project: Project, namespaced: bool, force: b
     rendered: dict[str, bytes] | None = None
     refused: list[str] = []
     for path, edit in edits.items():
-        text = changes.read_text(path)
+        text = read_text(changes, path)
         if text is None:
             notes.append(f"{path} is missing: left as it is")
             continue
@@ -176,7 +166,7 @@ def _render_init(changes: ChangeSet, project: Project, namespaced: bool) -> dict
         domain=project.domain,
         owner="",
         license_name="apache2",
-        header=changes.read_text(BOILERPLATE_FILE) or "",
+        header=read_text(changes, BOILERPLATE_FILE) or "",
         namespaced=namespaced,
         multigroup=bool(project.multigroup),
     )
@@ -185,7 +175,7 @@ def _render_init(changes: ChangeSet, project: Project, namespaced: bool) -> dict
 
 def _plan_boilerplate(changes: ChangeSet, project: Project, options: EditOptions) -> None:
     """--owner alone keeps the Apache 2.0 header and changes the name in it; --license none empties the file."""
-    current = changes.read_text(BOILERPLATE_FILE)
+    current = read_text(changes, BOILERPLATE_FILE)
     license_name = options.license or ("apache2" if current is None or current.strip() else "none")
     if license_name == "none" and options.owner:
         raise UsageError(

@@ -55,11 +55,12 @@ def license_header(license_name: str, owner: str, project_name: str) -> str:
 def kind_template_context(root: Path, project: Project, layout: KindLayout) -> dict[str, Any]:
     """What every template of one kind is given (create api's and create webhook's add their own keys): the
     project's names, the kind's names, and the licence header as the user keeps it in hack/boilerplate.py.txt."""
-    boilerplate = root / BOILERPLATE_FILE
+    from pyop_scaffold.commands.project_files import read_file_text
+
     return {
         "project_name": project.project_name,
         "package": project.package,
-        "license_header": boilerplate.read_text(encoding="utf-8") if boilerplate.is_file() else "",
+        "license_header": read_file_text(root, BOILERPLATE_FILE) or "",
         "group": layout.group,
         "qualified_group": layout.qualified_group,
         "version": layout.version,

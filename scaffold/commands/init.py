@@ -6,11 +6,12 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.errors import ProjectError
 from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project
-from pyop_scaffold.project.names import python_package_name, validate_domain, validate_project_name
+from pyop_scaffold.project.names import python_package_name, validate_domain, validate_owner, validate_project_name
 from pyop_scaffold.render.changeset import ChangeSet
 from pyop_scaffold.render.templates import render_template
 
@@ -34,6 +35,7 @@ def init_project(root: Path, options: InitOptions) -> Report:
     domain = validate_domain(options.domain)
     project_name = validate_project_name(options.project_name or root.name)
     validate_license(options.license)
+    validate_owner(options.owner)
     if (root / PROJECT_FILE).exists():
         raise ProjectError(f"{root} already holds a pyop project (PROJECT exists); use `pyop create api` to add to it")
     if root.exists() and not root.is_dir():
@@ -66,7 +68,7 @@ def init_project(root: Path, options: InitOptions) -> Report:
         namespaced=options.namespaced or None,
     )
     changes.add_file(PROJECT_FILE, dump_project(project))
-    return Report(files=changes.apply(), next_step="define a resource with: pyop create api")
+    return Report(files=project_files.apply(changes), next_step="define a resource with: pyop create api")
 
 
 def template_context(

@@ -1,7 +1,9 @@
 """The PROJECT file: the single record of what was scaffolded, in Kubebuilder's format (config version 3).
 
 Every command reads it through `load_project` and writes it through `dump_project`, so the format lives here only.
-Keys pyop does not know (a plugin's settings, say) are kept as they were.
+Keys pyop does not know (a plugin's settings, say) are kept as they were. PROJECT is a file the user may edit, and
+its values become paths and module names, so each is checked with the rules of the flag that made it: a value that
+would leave the project (`package: ../evil`) or break the scaffolds is a one-line error before anything is written.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pyop_scaffold.errors import ProjectError
+from pyop_scaffold.errors import ProjectError, UsageError
+from pyop_scaffold.project import names
 
 PROJECT_FILE = "PROJECT"
 LAYOUT = "python.pyop.io/v1"
@@ -100,10 +103,56 @@ def load_project(root: Path) -> Project:
         raise ProjectError(f"no PROJECT file in {root}: run this command inside a pyop project (see `pyop init`)")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return Project.model_validate(data)
-    except (yaml.YAMLError, ValueError) as exc:
+    except (yaml.YAMLError, ValueError, OSError) as exc:  # ValueError: not UTF-8
         first_line = str(exc).splitlines()[0]
         raise ProjectError(f"cannot read {path}: {first_line}") from exc
+    _check_layout(path, data)
+    try:
+        project = Project.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "the file"
+        raise ProjectError(f"cannot read {path}: {where}: {error['msg']}") from exc
+    try:
+        check_values(project)
+    except UsageError as exc:
+        raise ProjectError(f"{path}: {exc} (fix the value in PROJECT)") from exc
+    return project
+
+
+def _check_layout(path: Path, data: object) -> None:
+    """A Kubebuilder Go project (or any other plugin's) is named as such, not as a missing key."""
+    layout = data.get("layout") if isinstance(data, dict) else None
+    if isinstance(layout, list) and layout and LAYOUT not in layout:
+        raise ProjectError(
+            f"{path} has layout {', '.join(map(str, layout))}: pyop works with projects of layout {LAYOUT} "
+            "(made by `pyop init`), not Kubebuilder's Go projects or other plugins'"
+        )
+
+
+def check_values(project: Project) -> None:
+    """Every PROJECT value that becomes a path, module or manifest name, checked as the flag that set it is."""
+    names.validate_package(project.package)
+    names.validate_domain(project.domain)
+    for entry in project.resources:
+        names.validate_dns1123_subdomain(entry.group, "group")
+        names.validate_version(entry.version)
+        names.validate_kind_name(entry.kind)
+        if entry.domain is not None:
+            names.validate_domain(entry.domain)
+        if entry.plural is not None:
+            names.validate_plural(entry.plural)
+        if entry.path is not None:
+            names.validate_module_path(entry.path, project.package, "path")
+        if entry.webhooks is not None:
+            for spoke in entry.webhooks.spoke or ():
+                names.validate_version(spoke)
+            for flag, value in (
+                ("defaultingPath", entry.webhooks.defaulting_path),
+                ("validationPath", entry.webhooks.validation_path),
+            ):
+                if value is not None:
+                    names.validate_webhook_path(value, flag)
 
 
 def dump_project(project: Project) -> str:

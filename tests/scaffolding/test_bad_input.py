@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from pyop_scaffold.commands import project_files
 
 INIT = ("init", "--domain", "example.com")
 
@@ -246,6 +251,107 @@ CASES = [
         ("create", "webhook", *CAPTAIN, "--programmatic-validation"),
         "my_operator/webhook/v1/captain_webhook.py already exists: pass --force",
     ),
+    # Values with a trailing newline ('$' in a pattern matches before one; names are matched whole).
+    ("init-domain-newline", "empty", ("init", "--domain", "example.com\n"), "invalid domain 'example.com\\n'"),
+    ("init-project-name-newline", "empty", ("init", "--project-name", "abc\n"), "invalid project name 'abc\\n'"),
+    ("init-owner-newline", "empty", ("init", "--owner", "Acme\nimport os"), "invalid --owner 'Acme\\nimport os'"),
+    ("edit-owner-newline", "project", ("edit", "--owner", "Acme\nx"), "invalid --owner 'Acme\\nx'"),
+    (
+        "api-kind-newline",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "Other\n"),
+        "invalid kind 'Other\\n'",
+    ),
+    (
+        "api-group-newline",
+        "project",
+        ("create", "api", "--group", "crew\n", "--version", "v1", "--kind", "Other"),
+        "invalid group 'crew\\n'",
+    ),
+    (
+        "api-version-newline",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1\n", "--kind", "Other"),
+        "invalid version 'v1\\n'",
+    ),
+    (
+        "api-plural-newline",
+        "project",
+        ("create", "api", *CAPTAIN, "--plural", "captains\n"),
+        "invalid plural 'captains\\n'",
+    ),
+    (
+        "webhook-path-newline",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting", "--defaulting-path", "/m\n"),
+        "invalid --defaulting-path '/m\\n'",
+    ),
+    (
+        "webhook-path-dot-segment",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting", "--defaulting-path", "/a/../b"),
+        "invalid --defaulting-path '/a/../b'",
+    ),
+    # Names that are Kubernetes names but break the Python the scaffolds write.
+    ("init-project-name-keyword", "empty", ("init", "--project-name", "class"), "invalid project name 'class'"),
+    ("init-project-name-typing", "empty", ("init", "--project-name", "typing"), "invalid project name 'typing'"),
+    ("init-project-name-pyop", "empty", ("init", "--project-name", "pyop"), "invalid project name 'pyop'"),
+    (
+        "api-kind-manager",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "Manager"),
+        "invalid kind 'Manager'",
+    ),
+    (
+        "api-group-keyword-multigroup",
+        "project+multigroup",
+        ("create", "api", "--group", "class", "--version", "v1", "--kind", "Other"),
+        "invalid group 'class'",
+    ),
+    (
+        "api-group-digit-multigroup",
+        "project+multigroup",
+        ("create", "api", "--group", "1abc", "--version", "v1", "--kind", "Other"),
+        "invalid group '1abc'",
+    ),
+    (
+        "api-group-keyword-after-changes",
+        "project+captain+multigroup",
+        ("create", "api", "--group", "class", "--version", "v1", "--kind", "Other"),
+        "invalid group 'class'",
+    ),
+    (
+        "api-group-digit-after-changes",
+        "project+captain+multigroup",
+        ("create", "api", "--group", "1abc", "--version", "v1", "--kind", "Other"),
+        "invalid group '1abc'",
+    ),
+    (
+        "api-plural-of-another-kind",
+        "project+captain",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "Other", "--plural", "captains"),
+        "invalid plural 'captains': kind crew/Captain already uses it",
+    ),
+    (
+        "api-second-group-names-edit",
+        "project+captain",
+        ("create", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"),
+        "turn on the multigroup layout first with `pyop edit --multigroup`",
+    ),
+    # Kubebuilder's --flag=value booleans: a value that is not one is refused.
+    (
+        "api-bad-resource-value",
+        "project",
+        ("create", "api", *CAPTAIN, "--resource=maybe"),
+        "invalid --resource value 'maybe'",
+    ),
+    (
+        "webhook-bad-defaulting-value",
+        "project+captain",
+        ("create", "webhook", *CAPTAIN, "--defaulting=yes"),
+        "invalid --defaulting value 'yes': must be true or false",
+    ),
+    ("init-bad-multigroup-value", "empty", ("init", "--multigroup=2"), "invalid --multigroup value '2'"),
 ]
 
 
@@ -255,6 +361,8 @@ def test_bad_invocation(tmp_path: Path, pyop, tree, setup: str, args: tuple[str,
     root.mkdir()
     if setup.startswith("project"):
         _project(root, pyop, *([CAPTAIN] if setup.startswith("project+captain") else []))
+        if setup.endswith("+multigroup"):
+            assert pyop("edit", "--multigroup", cwd=root).exit_code == 0
         if setup.endswith("+webhook"):
             assert pyop("create", "webhook", *CAPTAIN, "--defaulting", cwd=root).exit_code == 0
         if setup.endswith("+conversion"):
@@ -326,3 +434,180 @@ def test_model_that_fails_to_import(tmp_path: Path, pyop, tree) -> None:  # type
     assert result.exit_code == 2
     assert "op/api/v1/broken_types.py: cannot import op.api.v1.broken_types: ModuleNotFoundError" in result.stderr
     assert tree(root) == before
+
+
+def _append_bytes(path: str, data: bytes) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        with (root / path).open("ab") as file:
+            file.write(data)
+
+    return mutate
+
+
+def _replace_with_folder(path: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        target = root / path
+        if target.exists():
+            target.unlink()
+        (target / "inner").mkdir(parents=True)
+
+    return mutate
+
+
+def _replace_with_file(path: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        shutil.rmtree(root / path)
+        (root / path).write_text("not a folder\n")
+
+    return mutate
+
+
+def _edit_project_file(old: str, new: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        text = (root / "PROJECT").read_text()
+        assert old in text
+        (root / "PROJECT").write_text(text.replace(old, new))
+
+    return mutate
+
+
+def _write_project_file(text: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        (root / "PROJECT").write_text(text)
+
+    return mutate
+
+
+KUBEBUILDER_GO_PROJECT = """\
+domain: my.domain
+layout:
+- go.kubebuilder.io/v4
+projectName: guestbook
+repo: github.com/example/guestbook
+version: "3"
+"""
+OTHER = ("--group", "crew", "--version", "v1", "--kind", "Other")
+
+# (id, how the project (init + create api Captain) is changed, args, expected fragment of the message)
+FILE_CASES = [
+    (
+        "syntax-error-in-controller",
+        _append_bytes("my_operator/controllers/captain_controller.py", b"\ndef (\n"),
+        ("make", "manifests"),
+        "captain_controller.py:",
+    ),
+    (
+        "syntax-error-in-main",
+        _append_bytes("my_operator/main.py", b"\ndef (\n"),
+        ("create", "api", *OTHER),
+        "cannot edit my_operator/main.py: not valid Python",
+    ),
+    (
+        "main-not-utf8",
+        _append_bytes("my_operator/main.py", b"# \xff\xfe\n"),
+        ("create", "api", *OTHER),
+        "cannot read my_operator/main.py: not UTF-8 text",
+    ),
+    (
+        "types-not-utf8-conversion",
+        _append_bytes("my_operator/api/v1/captain_types.py", b"# \xff\xfe\n"),
+        ("create", "webhook", *CAPTAIN, "--conversion", "--spoke", "v2"),
+        "cannot read my_operator/api/v1/captain_types.py: not UTF-8 text",
+    ),
+    (
+        "boilerplate-not-utf8",
+        _append_bytes("hack/boilerplate.py.txt", b"# \xff\n"),
+        ("create", "api", *OTHER),
+        "cannot read hack/boilerplate.py.txt: not UTF-8 text",
+    ),
+    (
+        "folder-where-the-sample-goes",
+        _replace_with_folder("config/samples/crew_v1_other.yaml"),
+        ("create", "api", *OTHER),
+        "cannot write config/samples/crew_v1_other.yaml: it is a folder",
+    ),
+    (
+        "folder-where-main-is",
+        _replace_with_folder("my_operator/main.py"),
+        ("create", "api", *OTHER),
+        "my_operator/main.py is missing",
+    ),
+    (
+        "file-where-the-api-folder-is",
+        _replace_with_file("my_operator/api/v1"),
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "Other", "--no-controller"),
+        "my_operator/api/v1 is a file, not a folder",
+    ),
+    (
+        "project-package-leaves-the-project",
+        _edit_project_file("package: my_operator", "package: ../evil"),
+        ("create", "api", *OTHER),
+        "invalid package '../evil'",
+    ),
+    (
+        "project-path-leaves-the-package",
+        _edit_project_file("path: my_operator.api.v1", "path: os.path"),
+        ("create", "webhook", *CAPTAIN, "--defaulting"),
+        "invalid path 'os.path'",
+    ),
+    (
+        "project-group-is-a-path",
+        _edit_project_file("group: crew", "group: ../../crew"),
+        ("make", "manifests"),
+        "invalid group '../../crew'",
+    ),
+    (
+        "project-plural-with-newline",
+        _edit_project_file("kind: Captain", 'kind: Captain\n  plural: "captains\\n"'),
+        ("make", "manifests"),
+        "invalid plural 'captains\\n'",
+    ),
+    (
+        "project-missing-key",
+        _edit_project_file("projectName: my-operator\n", ""),
+        ("create", "api", *OTHER),
+        "projectName: Field required",
+    ),
+    (
+        "kubebuilder-go-project",
+        _write_project_file(KUBEBUILDER_GO_PROJECT),
+        ("create", "api", *OTHER),
+        "has layout go.kubebuilder.io/v4: pyop works with projects of layout python.pyop.io/v1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("mutate", "args", "message"), [c[1:] for c in FILE_CASES], ids=[c[0] for c in FILE_CASES])
+def test_bad_project_file(tmp_path: Path, pyop, tree, mutate, args: tuple[str, ...], message: str) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "my-operator", pyop, CAPTAIN)
+    if "--spoke" in args:
+        assert pyop("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", cwd=root).exit_code == 0
+    mutate(root)
+    before = tree(root)
+    result = pyop(*args, cwd=root)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ") and message in lines[0], lines[0]
+    assert tree(root) == before
+
+
+def test_read_only_folder(tmp_path: Path, pyop, tree, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    root = _project(tmp_path / "my-operator", pyop, CAPTAIN)
+    samples = root / "config/samples"
+    samples.chmod(0o555)
+    if os.geteuid() == 0:  # root writes anyway: answer as the kernel would for anyone else
+        real_access = os.access
+        monkeypatch.setattr(
+            project_files.os, "access", lambda path, mode: Path(path) != samples and real_access(path, mode)
+        )
+    try:
+        before = tree(root)
+        result = pyop("create", "api", *OTHER, cwd=root)
+        assert result.exit_code == 2
+        assert result.stderr == (
+            "Error: cannot write config/samples/crew_v1_other.yaml: the folder config/samples is not writable\n"
+        )
+        assert tree(root) == before
+    finally:
+        samples.chmod(0o755)

@@ -51,11 +51,17 @@ def test_report_text(no_colour_overrides: pytest.MonkeyPatch) -> None:
         "  overwrote  config/file2.yaml",
         "    skipped  config/file3.yaml",
         "    created  config/[bold]odd[/bold] :smile: name.yaml",
-        "  1 file(s) unchanged",
+        "  1 file(s) unchanged (--verbose lists them)",
         "  checked 2 sample(s): all valid",
         "  a [/note] with brackets",
         "Next: go",
     ]
+
+
+def test_verbose_report_lists_the_unchanged_files(no_colour_overrides: pytest.MonkeyPatch) -> None:
+    text = _printed(lambda: output.print_report(_report(), verbose_unchanged=True))
+    assert "  unchanged  config/file4.yaml" in text.splitlines()
+    assert "file(s) unchanged" not in text
 
 
 def test_forced_colour_styles_the_same_text(no_colour_overrides: pytest.MonkeyPatch) -> None:
