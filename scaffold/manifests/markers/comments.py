@@ -4,12 +4,20 @@ As controller-gen reads Go doc comments, pyop reads the contiguous `#` lines dir
 (above its decorators) or a field (a `#` line inside a multi-line string is never mistaken for a comment).
 Lines starting with `+` are markers; the other lines form the description. Docstring lines starting with `+` are
 markers too, so a class may carry its markers in its docstring.
+
+Lines are numbered as Python numbers them: only `\n`, `\r\n` and `\r` end a line. `str.splitlines` also splits at a
+form feed, NEL, U+2028 and others, which Python's tokenizer reads as part of a line; one of those in a comment or a
+string would shift every later line and put markers on the wrong field.
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
+import io
+import re
+import sys
+import tokenize
+import warnings
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -96,15 +104,16 @@ def _read_cached(path: str, _mtime_ns: int, _size: int, display: str) -> ModuleD
 def read_source_docs(source: str, path: str, display: str) -> ModuleDocs:
     """The docs of one module's source text (`display` names it in the markers' locations)."""
     tree = ast.parse(source, filename=path)
+    lines = python_lines(source)
     # Each comment line is parsed once: {line: (text, its marker or None)}.
     comments = {
         line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(source, tree).items())
     }
     docs = ModuleDocs(display)
-    docs.module = _docstring_block(tree.body, display)
+    docs.module = _docstring_block(tree.body, display, lines)
     check_placement(docs.module, Target.PACKAGE, "the module docstring")
     docs.all_markers = tuple(marker for _, marker in comments.values() if marker is not None)
-    _walk(tree.body, "", comments, display, docs)
+    _walk(tree.body, "", comments, display, docs, lines)
     _module_assignments(tree.body, comments, display, docs)
     return docs
 
@@ -130,14 +139,24 @@ def _module_assignments(body: list[ast.stmt], comments: _Comments, path: str, do
             docs.aliases[target.id] = block
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_SPACE = " \t\f"  # what Python's tokenizer skips before a comment
+
+
+def python_lines(source: str) -> list[str]:
+    """The lines of `source` as Python's tokenizer (and the syntax tree's line numbers) count them."""
+    return _LINE_END.split(source)
+
+
 def _comment_lines(source: str, tree: ast.Module) -> dict[int, str]:
     """{line number: comment text} for lines holding nothing but a comment.
 
     A line is a comment line if it starts with `#` and is not inside a multi-line string, which the syntax tree
-    tells (Python's tokenizer would too, at three times the cost of the whole rest of reading a module).
+    tells (Python's tokenizer would too, at three times the cost of the whole rest of reading a module; a test
+    checks both agree).
     """
-    lines = source.splitlines()
-    candidates = {number: text for number, text in enumerate(lines, start=1) if text.lstrip().startswith("#")}
+    lines = python_lines(source)
+    candidates = {number: text for number, text in enumerate(lines, start=1) if text.lstrip(_SPACE).startswith("#")}
     if not candidates:
         return {}
     inside_strings: set[int] = set()
@@ -151,17 +170,19 @@ def _comment_lines(source: str, tree: ast.Module) -> dict[int, str]:
             inside_strings.update(range(start + 1, end + 1))  # type: ignore[operator]
             continue
         stack.extend(ast.iter_child_nodes(node))
-    return {number: text.lstrip()[1:] for number, text in candidates.items() if number not in inside_strings}
+    return {number: text.lstrip(_SPACE)[1:] for number, text in candidates.items() if number not in inside_strings}
 
 
-def _walk(body: list[ast.stmt], prefix: str, comments: _Comments, path: str, docs: ModuleDocs) -> None:
+def _walk(
+    body: list[ast.stmt], prefix: str, comments: _Comments, path: str, docs: ModuleDocs, lines: list[str]
+) -> None:
     for node in body:
         if not isinstance(node, ast.ClassDef):
             continue
         qualname = f"{prefix}{node.name}"
         first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         above = _block_above(first_line, comments, path)
-        inside = _docstring_block(node.body, path)
+        inside = _docstring_block(node.body, path, lines)
         docs.classes[qualname] = DocBlock(
             markers=above.markers + inside.markers,
             description=inside.description or above.description,
@@ -176,7 +197,7 @@ def _walk(body: list[ast.stmt], prefix: str, comments: _Comments, path: str, doc
                     block = DocBlock(block.markers, docstring, block.line)
                 docs.fields[(qualname, statement.target.id)] = block
                 check_placement(block, Target.FIELD, f"field {qualname}.{statement.target.id}")
-        _walk(node.body, qualname + ".", comments, path, docs)
+        _walk(node.body, qualname + ".", comments, path, docs, lines)
 
 
 def check_placement(block: DocBlock, target: Target, where: str) -> None:
@@ -210,7 +231,7 @@ def _attribute_docstring(following: list[ast.stmt]) -> str:
     if following and isinstance(following[0], ast.Expr) and isinstance(following[0].value, ast.Constant):
         value = following[0].value.value
         if isinstance(value, str):
-            return inspect.cleandoc(value)
+            return "\n".join(_cleandoc(value.split("\n")))
     return ""
 
 
@@ -230,21 +251,120 @@ def _block_above(line: int, comments: _Comments, path: str) -> DocBlock:
     return DocBlock(tuple(markers), _join(description), line)
 
 
-def _docstring_block(body: list[ast.stmt], path: str) -> DocBlock:
+def _docstring_block(body: list[ast.stmt], path: str, lines: list[str]) -> DocBlock:
     """Markers and description of the docstring opening `body`; markers keep the line they are written on."""
     first = body[0] if body else None
     if not (
         isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
     ):
         return EMPTY
-    raw = first.value.value
+    numbered = docstring_lines(first.value, lines)
     markers = []
-    for offset, text in enumerate(raw.splitlines()):
-        marker = _marker(text, path, first.lineno + offset)
+    for number, text in numbered:
+        marker = _marker(text, path, number)
         if marker is not None:
             markers.append(marker)
-    description = [text for text in inspect.cleandoc(raw).splitlines() if not _is_marker_text(text)]
+    description = [text for text in _cleandoc([text for _, text in numbered]) if not _is_marker_text(text)]
     return DocBlock(tuple(markers), _join(description), first.lineno)
+
+
+def docstring_lines(node: ast.Constant, lines: list[str]) -> list[tuple[int, str]]:
+    """The lines of a string literal's value, each with the source line it is written on.
+
+    The value's lines are split at `\n` only. They match the source lines one for one unless an escape (`\n`, a
+    backslash at the end of a line) or implicit concatenation adds or removes a line break; then each written
+    line is decoded on its own (escapes never span lines), which is slower but rare.
+    """
+    value = node.value
+    assert isinstance(value, str)
+    start, end = node.lineno, node.end_lineno or node.lineno
+    written = lines[start - 1 : end]
+    if value.count("\n") == end - start and not any("\\" in line for line in written):
+        return [(start + offset, text) for offset, text in enumerate(value.split("\n"))]
+    decoded = _decode_by_line(node, written)
+    if decoded is None:  # cannot happen for source Python compiled; keep the value's own lines
+        return [(start + offset, text) for offset, text in enumerate(value.split("\n"))]
+    return decoded
+
+
+_STRING_PREFIX = re.compile(r"([a-zA-Z]*)('\'\'|\"\"\"|'|\")")
+
+
+def _decode_by_line(node: ast.Constant, written: list[str]) -> list[tuple[int, str]] | None:
+    """`docstring_lines` the slow way: tokenize the literal, decode each written line of each string token."""
+    first = written[0].encode("utf-8")[node.col_offset :].decode("utf-8", "replace")
+    if len(written) == 1:
+        segment = written[0].encode("utf-8")[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+    else:
+        last = written[-1].encode("utf-8")[: node.end_col_offset].decode("utf-8", "replace")
+        segment = "\n".join([first, *written[1:-1], last])
+    try:
+        tokens = [
+            t for t in tokenize.generate_tokens(io.StringIO(f"({segment})").readline) if t.type == tokenize.STRING
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    result: list[tuple[int, str]] = []
+    joined = False  # the next text continues the last value line (a backslash continuation, or concatenation)
+    for token in tokens:
+        match = _STRING_PREFIX.match(token.string)
+        if match is None:
+            return None
+        prefix, quote = match.groups()
+        body = token.string[match.end() : len(token.string) - len(quote)]
+        raw = "r" in prefix.lower()
+        joined = bool(result)
+        for offset, piece in enumerate(python_lines(body)):
+            number = node.lineno + token.start[0] - 1 + offset
+            continued = False
+            if not raw:
+                backslashes = len(piece) - len(piece.rstrip("\\"))
+                continued = backslashes % 2 == 1
+                text = _unescape(piece[:-1] if continued else piece)
+                if text is None:
+                    return None
+            else:
+                text = piece
+            for index, part in enumerate(text.split("\n")):
+                if joined and index == 0 and result:
+                    result[-1] = (result[-1][0], result[-1][1] + part)
+                else:
+                    result.append((number, part))
+            joined = continued
+    return result
+
+
+def _unescape(piece: str) -> str | None:
+    """The value of one written line of a non-raw string literal (escapes decoded as Python decodes them)."""
+    for quote in ("'''", '"""'):
+        if quote not in piece and not piece.endswith(quote[0]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # an invalid escape (`\d`) stays as written, as in the module
+                try:
+                    value = ast.literal_eval(quote + piece + quote)
+                except (SyntaxError, ValueError, MemoryError, RecursionError):
+                    return None
+            return value if isinstance(value, str) else None
+    return None
+
+
+def _cleandoc(lines: list[str]) -> list[str]:
+    """`inspect.cleandoc` on lines already split (it splits with `str.splitlines`, which breaks at a form feed)."""
+    lines = [line.expandtabs() for line in lines]
+    margin = sys.maxsize
+    for line in lines[1:]:
+        content = len(line.lstrip())
+        if content:
+            margin = min(margin, len(line) - content)
+    if lines:
+        lines[0] = lines[0].lstrip()
+    if margin < sys.maxsize:
+        lines[1:] = [line[margin:] for line in lines[1:]]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return lines
 
 
 def _is_marker_text(text: str) -> bool:

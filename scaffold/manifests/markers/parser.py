@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
 from pyop_scaffold.manifests.markers.registry import ITEMS_PREFIX, REGISTRY, MarkerDef
-from pyop_scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value
+from pyop_scaffold.manifests.markers.values import Scanner, ValueSyntaxError, read_value, shown
 
 # Markers of other tools that may sit in the same comments; pyop neither uses nor rejects them.
 _VALIDATION = "kubebuilder:validation:"
@@ -46,6 +47,10 @@ def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
     names the marker, the place, and the closest known spelling.
     """
     body = text.strip()
+    if _SURROGATE.search(body):
+        raise MarkerError(f"invalid marker +{_head(body)}: a lone surrogate is not text (not valid UTF-8)", location)
+    if "\n" in body or "\r" in body:  # comments cannot hold one; parse_marker's other callers might
+        raise MarkerError(f"invalid marker +{_head(body)}: a marker stays on one line", location)
     known = _PARSED.get(body)
     if known is not None:
         definition, value, items = known
@@ -62,6 +67,9 @@ def parse_marker(text: str, location: SourceLocation) -> ParsedMarker | None:
 # wherever it is written (only the location differs), and a project repeats its markers a lot.
 _PARSED: dict[str, tuple[MarkerDef, Any, bool]] = {}
 _MAX_PARSED = 1 << 14
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# The longest registered name: a longer prefix of a marker cannot be a name, so finding the name costs O(1) prefixes.
+_LONGEST_NAME = max(len(name) for name in REGISTRY)
 
 
 def _fresh(value: Any) -> Any:
@@ -85,11 +93,13 @@ def _parse(body: str, location: SourceLocation) -> ParsedMarker | None:
         raise_if_misspelled(name, items, location)
         return None
     if items and not definition.items:
-        raise MarkerError(f"unknown marker +{body.split('=', 1)[0]}: +{definition.name} has no items: form", location)
+        raise MarkerError(
+            f"unknown marker +{_head(body.split('=', 1)[0])}: +{definition.name} has no items: form", location
+        )
     try:
         value = _parse_arguments(definition, rest)
     except ValueSyntaxError as exc:
-        raise MarkerError(f"invalid marker +{body}: {exc}", location) from None
+        raise MarkerError(f"invalid marker +{_head(body)}: {exc}", location) from None
     return ParsedMarker(definition, value, location, items=items, text=body)
 
 
@@ -97,6 +107,10 @@ def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> Non
     """An unknown `kubebuilder:` marker is an error; so is a near miss of a known marker of another family
     (`+listtype=map`, `+optinal`). Other unknown markers belong to other tools and are left alone."""
     if name.startswith(_FOREIGN_PREFIXES) or " " in name:
+        return
+    if len(name) > 2 * _LONGEST_NAME:  # no known name is close (difflib's ratio is at most 2*shorter/total)
+        if name.startswith("kubebuilder:"):
+            raise MarkerError(f"unknown marker +{_head(name)}", location)
         return
     known = list(REGISTRY)
     # `name:arg=value` puts an argument name after the marker name; match with and without it.
@@ -115,9 +129,9 @@ def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> Non
         suggestion = difflib.get_close_matches(name, same_word, n=1, cutoff=0) or same_word[:1]
     if suggestion and items and suggestion[0].startswith(_VALIDATION):
         suggestion = [ITEMS_PREFIX + suggestion[0][len(_VALIDATION) :]]
-    shown = ITEMS_PREFIX + name[len(_VALIDATION) :] if items else name
+    written = _head(ITEMS_PREFIX + name[len(_VALIDATION) :] if items else name)
     hint = f"; did you mean +{suggestion[0]}?" if suggestion else ""
-    raise MarkerError(f"unknown marker +{shown}{hint}", location)
+    raise MarkerError(f"unknown marker +{written}{hint}", location)
 
 
 def _split_name(body: str) -> tuple[str, str]:
@@ -134,8 +148,15 @@ def _split_name(body: str) -> tuple[str, str]:
 
 
 def _candidates(body: str) -> list[str]:
-    ends = [i for i, c in enumerate(body) if c in "=:"] + [len(body)]
-    return [body[:i] for i in ends]
+    head = body[: _LONGEST_NAME + 1]
+    ends = [i for i, c in enumerate(head) if c in "=:"] + [len(body)]
+    return [body[:i] for i in ends if i <= _LONGEST_NAME]
+
+
+def _head(body: str) -> str:
+    """A marker as an error message shows it: cut to a readable length, unprintable characters escaped."""
+    shown = body if len(body) <= 120 else f"{body[:120]}... (+{len(body) - 120} more characters)"
+    return shown if shown.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
 
 
 def _parse_arguments(definition: MarkerDef, rest: str) -> Any:
@@ -168,7 +189,9 @@ def _parse_named_args(definition: MarkerDef, rest: str) -> dict[str, Any]:
             name = scanner.read_string("=,")
             if name not in known:
                 allowed = ", ".join(known)
-                raise ValueSyntaxError(f"unknown argument {name!r} (allowed: {allowed})")
+                raise ValueSyntaxError(f"unknown argument {shown(name)} (allowed: {allowed})")
+            if name in values:  # controller-gen keeps the last one silently: `rule=a,rule=true` would drop a rule
+                raise ValueSyntaxError(f"argument {name} is given twice; keep one")
             scanner.expect("=")
             values[name] = read_value(scanner, known[name].type, ",")
             scanner.skip_spaces()

@@ -211,8 +211,11 @@ def _kubernetes_default(schema: Schema, value: Any) -> None:
 
 
 def _external_docs(schema: Schema, value: Any) -> None:
-    parts = urlsplit(value["url"])
-    if not parts.scheme or not (parts.netloc or parts.path):
+    try:
+        parts = urlsplit(value["url"])
+    except ValueError:  # `https://exa[mple.com`: an unbalanced IPv6 bracket
+        parts = None
+    if parts is None or not parts.scheme or not (parts.netloc or parts.path):
         raise MarkerUsageError(f"externalDocs url {value['url']!r} is not an absolute URL")
     schema["externalDocs"] = {k: v for k, v in value.items() if v}
 
