@@ -15,7 +15,13 @@ from pyop_scaffold.edit.yaml_edit import append_unique
 from pyop_scaffold.errors import ConflictError, UsageError
 from pyop_scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
 from pyop_scaffold.project.layout import KindLayout
-from pyop_scaffold.project.names import validate_group, validate_kind, validate_plural, validate_version
+from pyop_scaffold.project.names import (
+    snake_case,
+    validate_group,
+    validate_kind,
+    validate_plural,
+    validate_version,
+)
 from pyop_scaffold.render.changeset import ChangeSet, IfExists
 from pyop_scaffold.render.templates import render_template
 
@@ -43,6 +49,7 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
         raise UsageError("nothing to do: --no-resource and --no-controller together scaffold nothing")
     project = load_project(root)
     _check_single_group(project, group)
+    _check_kind_unique(project, group, kind)
     plural = _plural_for(project, group, kind, options)
     _check_scope(project, group, kind, options.namespaced)
     existing = project.find(group, version, kind)
@@ -112,6 +119,23 @@ def _check_plural_unique(project: Project, group: str, kind: str, plural: str) -
             raise UsageError(
                 f"invalid plural {plural!r}: kind {group}/{other.kind} already uses it, and a plural names one CRD "
                 f"({plural}.{other.qualified_group}); pass another --plural"
+            )
+
+
+def _check_kind_unique(project: Project, group: str, kind: str) -> None:
+    """`Captain` and `CAPTAIN` would share a singular name (`captain`, which the API server requires unique in a
+    group) and the files named after it (captain_types.py, the sample, the roles): the second would overwrite
+    the first's with --force."""
+    for other in project.resources:
+        if other.group == group and other.kind != kind and snake_case(other.kind) == snake_case(kind):
+            raise UsageError(
+                f"invalid kind {kind!r}: kind {group}/{other.kind} has the same singular name "
+                f"{other.kind.lower()!r} and files ({snake_case(kind)}_types.py); choose another name"
+            )
+        if other.group == group and other.kind != kind and other.kind.lower() == kind.lower():
+            raise UsageError(
+                f"invalid kind {kind!r}: kind {group}/{other.kind} has the same singular name {kind.lower()!r}, "
+                "which names its sample and roles; choose another name"
             )
 
 

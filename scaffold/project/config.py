@@ -132,6 +132,9 @@ def _check_layout(path: Path, data: object) -> None:
 
 def check_values(project: Project) -> None:
     """Every PROJECT value that becomes a path, module or manifest name, checked as the flag that set it is."""
+    if project.version != "3":
+        raise UsageError(f"invalid version {project.version!r}: pyop reads PROJECT files of config version '3'")
+    names.validate_project_label(project.project_name)
     names.validate_package(project.package)
     names.validate_domain(project.domain)
     for entry in project.resources:

@@ -130,22 +130,30 @@ def validate_plural(plural: str) -> str:
     return plural
 
 
-def validate_project_name(name: str) -> str:
-    """A DNS-1123 label (it names the Deployment, namespace and images) whose package name is importable."""
+def validate_project_label(name: str) -> str:
+    """A project name's Kubernetes rule: a DNS-1123 label starting with a letter (it names the namespace,
+    Deployment and image)."""
     if not _PROJECT_NAME.fullmatch(name) or len(name) > 63:
         raise UsageError(
             f"invalid project name {name!r}: must be a DNS-1123 label starting with a letter "
             "(lower-case letters, digits and '-'); pass --project-name"
         )
+    return name
+
+
+def validate_project_name(name: str) -> str:
+    """A new project's name: a DNS-1123 label whose package name is importable and shadows nothing."""
+    validate_project_label(name)
     package = python_package_name(name)
     if keyword.iskeyword(package):
         raise UsageError(
             f"invalid project name {name!r}: its package {package!r} is a Python keyword; pass --project-name"
         )
     if shadows_module(package):
+        owner = "the standard library's" if package in sys.stdlib_module_names else "the"
         raise UsageError(
-            f"invalid project name {name!r}: its package {package!r} would shadow the module of that name that the "
-            "generated code imports; pass --project-name"
+            f"invalid project name {name!r}: its package {package!r} would shadow {owner} module {package!r} that "
+            "the generated code imports; pass --project-name"
         )
     return name
 

@@ -352,6 +352,12 @@ CASES = [
         "invalid --defaulting value 'yes': must be true or false",
     ),
     ("init-bad-multigroup-value", "empty", ("init", "--multigroup=2"), "invalid --multigroup value '2'"),
+    (
+        "api-kind-same-singular",
+        "project+captain",
+        ("create", "api", "--group", "crew", "--version", "v1", "--kind", "CAPTAIN", "--plural", "capts", "--force"),
+        "invalid kind 'CAPTAIN': kind crew/Captain has the same singular name 'captain'",
+    ),
 ]
 
 
@@ -567,6 +573,18 @@ FILE_CASES = [
         _edit_project_file("projectName: my-operator\n", ""),
         ("create", "api", *OTHER),
         "projectName: Field required",
+    ),
+    (
+        "project-config-version",
+        _edit_project_file("version: '3'", "version: '2'"),
+        ("make", "manifests"),
+        "invalid version '2': pyop reads PROJECT files of config version '3'",
+    ),
+    (
+        "project-name-with-newline",
+        _edit_project_file("projectName: my-operator", 'projectName: "my-operator\\n"'),
+        ("create", "api", *OTHER),
+        "invalid project name 'my-operator\\n'",
     ),
     (
         "kubebuilder-go-project",
