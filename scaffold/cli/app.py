@@ -276,6 +276,27 @@ def make_manifests(
     _run(lambda: run_make(project_dir, options), verbose=verbose)
 
 
+@make_app.command("lock", cls=KubebuilderBoolFlags)
+def make_lock(
+    platform: Annotated[
+        str, typer.Option(help="Image platforms, comma-separated: linux/amd64, linux/arm64.")
+    ] = "linux/amd64,linux/arm64",
+    python_version: Annotated[
+        str | None, typer.Option(help="The image's Python major.minor (default: the Dockerfile's base image).")
+    ] = None,
+    upgrade: Annotated[bool, typer.Option(help="Resolve afresh, not keeping the versions already locked.")] = False,
+    force: Annotated[bool, typer.Option(help="Replace a requirements.lock that was edited by hand.")] = False,
+    project_dir: ProjectDir = Path("."),
+) -> None:
+    """Lock the operator image's dependencies with their hashes (requirements.lock; pyop-kit's wheel in wheels/
+    when it was not installed from an index)."""
+    from pyop_scaffold.commands.lock import LockOptions
+    from pyop_scaffold.commands.lock import make_lock as run_lock
+
+    options = LockOptions(platforms=platform, python_version=python_version, upgrade=upgrade, force=force)
+    _run(lambda: run_lock(project_dir, options))
+
+
 def _run(command: object, *, verbose: bool = False) -> None:
     """Run a command function and print its report; user errors become one stderr line and exit code 2.
 

@@ -143,6 +143,7 @@ def test_kustomize_builds_and_every_object_is_valid_kubernetes(project: Path, ku
         "CustomResourceDefinition",
         "Deployment",
         "Namespace",
+        "NetworkPolicy",
         "Role",
         "RoleBinding",
         "Service",
