@@ -6,20 +6,25 @@ the source of the CRD schema (`pyop make manifests` walks these classes and the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from pyop.api.builtin_types import Time
 from pyop.api.naming import default_plural
 
 
 class KubeModel(BaseModel):
     """A part of a Kubernetes object: camelCase aliases on the wire, Python names in code.
 
-    Unknown fields are ignored when reading, because the API server prunes fields the CRD does not declare and a
-    newer server may send fields an older operator does not know. Attribute docstrings document fields in the
+    Fields a model does not declare are kept as they came (pydantic's `extra="allow"`, under their wire names) and
+    written back unchanged: a partial model of a built-in kind, or an operator older than the API server, must never
+    drop what it does not know when it updates an object (the fields of a newer server, `spec.strategy` of a
+    Deployment a hand-written model leaves out). They read as attributes under the wire name
+    (`spec.minReadySeconds`) and as `model_extra`. Attribute docstrings document fields in the
     CRD, but `pyop make manifests` reads them from the source; pydantic's `use_attribute_docstrings` would parse
     every model's source at import time, in every operator start-up.
     """
@@ -27,7 +32,7 @@ class KubeModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
-        extra="ignore",
+        extra="allow",
         # `bytes` is `format: byte` in the CRD: base64 on the wire, as Kubernetes encodes []byte.
         ser_json_bytes="base64",
         val_json_bytes="base64",
@@ -36,6 +41,21 @@ class KubeModel(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def wire_aliases(irregular: Mapping[str, str]) -> ConfigDict:
+    """A model config whose wire names are KubeModel's camelCase except the `irregular` ones (`pod_ips` ->
+    `podIPs`, `continue_` -> `continue`).
+
+    The generated built-in models use it instead of `Field(alias=...)`, which type checkers read as the name of the
+    constructor argument (PEP 681): with it, `PodStatus(pod_ips=[...])` type-checks and `podIPs` is on the wire.
+    """
+    table = dict(irregular)
+
+    def alias(name: str) -> str:
+        return table.get(name) or to_camel(name)
+
+    return ConfigDict(alias_generator=alias)
 
 
 @dataclass(frozen=True)
@@ -77,25 +97,43 @@ class OwnerReference(KubeModel):
     block_owner_deletion: bool | None = None
 
 
+class ManagedFieldsEntry(KubeModel):
+    """One field manager's record in `metadata.managedFields` (server-side apply's ownership)."""
+
+    __k8s_definition__: ClassVar[str] = "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry"
+
+    api_version: str | None = None
+    fields_type: str | None = None
+    fields_v1: dict[str, Any] | None = Field(default=None, alias="fieldsV1")
+    manager: str | None = None
+    operation: str | None = None
+    subresource: str | None = None
+    time: Time | None = None
+
+
 class ObjectMeta(KubeModel):
-    """Standard object metadata; the fields an operator reads and writes, other fields kept as they came."""
+    """Standard object metadata (`metav1.ObjectMeta`), every field of it; pyop's one model of the concept.
+
+    Timestamps are UTC-aware datetimes, written back as the API server writes them (`2024-05-01T10:20:30Z`).
+    """
 
     __k8s_definition__: ClassVar[str] = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-    model_config = ConfigDict(extra="allow")
 
     name: str | None = None
     generate_name: str | None = None
     namespace: str | None = None
+    self_link: str | None = None
     uid: str | None = None
     resource_version: str | None = None
     generation: int | None = None
-    creation_timestamp: str | None = None
-    deletion_timestamp: str | None = None
+    creation_timestamp: Time | None = None
+    deletion_timestamp: Time | None = None
     deletion_grace_period_seconds: int | None = None
     labels: dict[str, str] | None = None
     annotations: dict[str, str] | None = None
     owner_references: list[OwnerReference] | None = None
     finalizers: list[str] | None = None
+    managed_fields: list[ManagedFieldsEntry] | None = None
 
 
 class Condition(KubeModel):
@@ -107,7 +145,7 @@ class Condition(KubeModel):
     status: str
     reason: str
     message: str = ""
-    last_transition_time: str
+    last_transition_time: Time
     observed_generation: int | None = None
 
 
@@ -166,6 +204,7 @@ class ListMeta(KubeModel):
     """Metadata of a list: the resourceVersion to watch from and the continue token of the next page."""
 
     resource_version: str | None = None
+    self_link: str | None = None
     continue_: str | None = Field(default=None, alias="continue")
     remaining_item_count: int | None = None
 

@@ -2,9 +2,8 @@
 
 A model class says which resource it is in one of three ways, checked in this order:
 
-1. a registration: `register_model(ConfigMapModel, BUILTIN["v1/ConfigMap"])` (built-in kinds whose model
-classes
-   we do not own, e.g. generated from Kubernetes' OpenAPI);
+1. a registration: `register_model(ConfigMapModel, BUILTIN["v1/ConfigMap"])` (classes that cannot declare it
+   themselves; pyop's own built-in models, `pyop.api.k8s`, declare it and need none);
 2. a class attribute `resource_info` (or `resource`) holding any object with `group`, `version`, `kind`,
 `plural`
    and `namespaced` attributes: pyop's `pyop.api.Resource` models set it from their class keywords;
@@ -91,45 +90,26 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     return group, version
 
 
-def _builtin(api_version: str, kind: str, plural: str, namespaced: bool = True) -> APIResource:
-    group, version = split_api_version(api_version)
-    return APIResource(group, version, kind, plural, namespaced)
+def _builtin_resources() -> dict[str, APIResource]:
+    """Every root kind of the generated built-in models (`pyop.api.k8s`), keyed `apiVersion/Kind`.
+
+    Read from the models' index (a table of tuples), not the models, so the client imports no model module.
+    """
+    from pyop.api.k8s._index import ROOT_KINDS
+
+    table = {
+        f"{group}/{version}/{kind}" if group else f"{version}/{kind}": APIResource(group, version, kind, plural, scoped)
+        for group, version, kind, plural, scoped, _ in ROOT_KINDS
+    }
+    # The scale subresource's kind, addressed through its parent's `/scale`.
+    table["autoscaling/v1/Scale"] = APIResource("autoscaling", "v1", "Scale", "scale")
+    return table
 
 
-# Built-in kinds operators commonly read, write or own; keyed `apiVersion/Kind`. Lets typed clients address
-# them without discovery; anything else is mapped through discovery (`pyop.client.discovery.RESTMapper`).
-BUILTIN: dict[str, APIResource] = {
-    f"{r.api_version}/{r.kind}": r
-    for r in (
-        _builtin("v1", "Namespace", "namespaces", namespaced=False),
-        _builtin("v1", "Node", "nodes", namespaced=False),
-        _builtin("v1", "PersistentVolume", "persistentvolumes", namespaced=False),
-        _builtin("v1", "ConfigMap", "configmaps"),
-        _builtin("v1", "Secret", "secrets"),
-        _builtin("v1", "Pod", "pods"),
-        _builtin("v1", "Service", "services"),
-        _builtin("v1", "ServiceAccount", "serviceaccounts"),
-        _builtin("v1", "Endpoints", "endpoints"),
-        _builtin("v1", "Event", "events"),
-        _builtin("v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
-        _builtin("apps/v1", "Deployment", "deployments"),
-        _builtin("apps/v1", "StatefulSet", "statefulsets"),
-        _builtin("apps/v1", "DaemonSet", "daemonsets"),
-        _builtin("apps/v1", "ReplicaSet", "replicasets"),
-        _builtin("batch/v1", "Job", "jobs"),
-        _builtin("batch/v1", "CronJob", "cronjobs"),
-        _builtin("networking.k8s.io/v1", "Ingress", "ingresses"),
-        _builtin("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets"),
-        _builtin("coordination.k8s.io/v1", "Lease", "leases"),
-        _builtin("events.k8s.io/v1", "Event", "events"),
-        _builtin("rbac.authorization.k8s.io/v1", "Role", "roles"),
-        _builtin("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings"),
-        _builtin("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", namespaced=False),
-        _builtin("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False),
-        _builtin("apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", False),
-        _builtin("autoscaling/v1", "Scale", "scale"),
-    )
-}
+# Built-in kinds of the Kubernetes version pyop's models were generated for (`pyop.api.k8s.KUBERNETES_VERSION`);
+# keyed `apiVersion/Kind`. Lets typed clients address them without discovery; anything else is mapped through
+# discovery (`pyop.client.discovery.RESTMapper`).
+BUILTIN: dict[str, APIResource] = _builtin_resources()
 
 _REGISTRY: dict[type, APIResource] = {}
 

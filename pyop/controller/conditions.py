@@ -35,10 +35,12 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _rfc3339(moment: datetime) -> str:
+def _stamp(moment: datetime) -> datetime:
+    """UTC, whole seconds: what the API server stores for a `metav1.Time`, so a condition set here compares
+    equal to the same condition read back."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).replace(microsecond=0)
 
 
 def _status_text(status: ConditionStatus | bool) -> str:
@@ -73,7 +75,7 @@ def set_status_condition(
                 status=status_text,
                 reason=reason,
                 message=message,
-                last_transition_time=_rfc3339(clock()),
+                last_transition_time=_stamp(clock()),
                 observed_generation=observed_generation,
             )
         )
@@ -81,7 +83,7 @@ def set_status_condition(
     changed = False
     if existing.status != status_text:
         existing.status = status_text
-        existing.last_transition_time = _rfc3339(clock())
+        existing.last_transition_time = _stamp(clock())
         changed = True
     if existing.reason != reason:
         existing.reason = reason

@@ -14,6 +14,7 @@ and a write is sent only when the edit changed something, so a steady-state reco
 
 from __future__ import annotations
 
+import copy
 import enum
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -22,9 +23,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from pyop.client.errors import NotFoundError
+from pyop.client.resources import resource_for_model
 from pyop.client.typed import Client, dump
 
-__all__ = ["OperationResult", "create_or_patch", "create_or_update", "merge_patch_between"]
+__all__ = ["OperationResult", "apply_merge_patch", "create_or_patch", "create_or_update", "merge_patch_between"]
 
 M = TypeVar("M", bound=BaseModel)
 Mutate = Callable[[M], None | Awaitable[None]]
@@ -61,16 +63,24 @@ def _check_identity(obj: BaseModel, expected: tuple[str | None, str | None]) -> 
 async def create_or_update(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M, OperationResult]:
     """Get the object named like `obj`; create it from `mutate(obj)` if missing, else update it if `mutate`
     changed it. `mutate` may be a plain or an async function. Returns the object as stored and what happened.
+
+    The update sends the object as the server stored it with only `mutate`'s changes applied (the merge patch
+    between the model before and after `mutate`, applied to the stored JSON), so fields the model class does not
+    declare, or drops, are written back unchanged: a partial `Deployment` model keeps `spec.strategy`. The stored
+    resourceVersion goes with it, so a concurrent writer makes the update fail with a conflict, as in Go.
     """
-    existing, created, identity = await _get_or_create(client, obj, mutate, "create_or_update")
-    if created:
+    existing, stored, identity = await _get_or_create(client, obj, mutate, "create_or_update")
+    if stored is None:
         return existing, OperationResult.CREATED
     before = dump(existing)
     await _run(mutate, existing)
     _check_identity(existing, identity)
-    if dump(existing) == before:
+    changes = merge_patch_between(before, dump(existing))
+    if not changes:
         return existing, OperationResult.UNCHANGED
-    return await client.update(existing), OperationResult.UPDATED
+    body = apply_merge_patch(stored, changes)
+    data = await client.dynamic.update(resource_for_model(type(existing)), body)
+    return type(existing).model_validate(data), OperationResult.UPDATED
 
 
 async def create_or_patch(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M, OperationResult]:
@@ -78,8 +88,8 @@ async def create_or_patch(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M,
     one for its status subresource. No resourceVersion is sent, so concurrent writers of other fields never
     cause a conflict.
     """
-    existing, created, identity = await _get_or_create(client, obj, mutate, "create_or_patch")
-    if created:
+    existing, stored, identity = await _get_or_create(client, obj, mutate, "create_or_patch")
+    if stored is None:
         return existing, OperationResult.CREATED
     model = type(obj)
     namespace, name = identity
@@ -106,21 +116,37 @@ async def create_or_patch(client: Client, obj: M, mutate: Mutate[M]) -> tuple[M,
 
 async def _get_or_create(
     client: Client, obj: M, mutate: Mutate[M], caller: str
-) -> tuple[M, bool, tuple[str | None, str]]:
-    """The stored object named like `obj` (False), or `obj` after `mutate`, created (True); and its identity."""
+) -> tuple[M, dict[str, Any] | None, tuple[str | None, str]]:
+    """The stored object named like `obj` and its JSON as read, or `obj` after `mutate`, created, and None; and
+    the object's identity."""
     namespace, name = _identity(obj)
     if not name:
         raise ValueError(f"{caller} needs metadata.name")
     identity = (namespace, name)
+    model = type(obj)
     try:
-        return await client.get(type(obj), name, namespace), False, identity
+        stored = await client.dynamic.get(resource_for_model(model), name, namespace)
     except NotFoundError:
         await _run(mutate, obj)
         _check_identity(obj, identity)
-        return await client.create(obj), True, identity
+        return await client.create(obj), None, identity
+    return model.model_validate(stored), stored, identity
 
 
 _MISSING = object()
+
+
+def apply_merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: `target` with the JSON merge `patch` applied (a new value; `target` is not changed)."""
+    if not isinstance(patch, Mapping):
+        return copy.deepcopy(patch)
+    result: dict[str, Any] = dict(target) if isinstance(target, Mapping) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = apply_merge_patch(result.get(key), value)
+    return result
 
 
 def merge_patch_between(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:

@@ -159,14 +159,15 @@ def test_conditions_keep_transition_time_unless_status_changes() -> None:
         return now[0]
 
     assert set_status_condition(conditions, type="Ready", status="False", reason="Creating", clock=clock)
-    assert conditions[0].last_transition_time == "2026-01-01T00:00:00Z"
+    assert conditions[0].last_transition_time == T0
+    assert conditions[0].to_dict()["lastTransitionTime"] == "2026-01-01T00:00:00Z"
     now[0] = T0 + timedelta(minutes=5)
     # Same status, new reason and generation: updated, but the transition time stays.
     assert set_status_condition(
         conditions, type="Ready", status=False, reason="Waiting", message="m", observed_generation=2, clock=clock
     )
     assert conditions[0].reason == "Waiting" and conditions[0].observed_generation == 2
-    assert conditions[0].last_transition_time == "2026-01-01T00:00:00Z"
+    assert conditions[0].last_transition_time == T0
     # Nothing new: no change reported, so the reconciler writes nothing.
     assert not set_status_condition(
         conditions, type="Ready", status="False", reason="Waiting", message="m", observed_generation=2, clock=clock
@@ -175,7 +176,7 @@ def test_conditions_keep_transition_time_unless_status_changes() -> None:
     assert set_status_condition(
         conditions, type="Ready", status=True, reason="Done", observed_generation=2, clock=clock
     )
-    assert conditions[0].last_transition_time == "2026-01-01T00:09:00Z"
+    assert conditions[0].last_transition_time == T0 + timedelta(minutes=9)
     assert is_status_condition_true(conditions, "Ready") and not is_status_condition_false(conditions, "Ready")
     assert set_status_condition(conditions, type="Degraded", status="Unknown", reason="Checking", clock=clock)
     assert [c.type for c in conditions] == ["Ready", "Degraded"]
