@@ -115,3 +115,23 @@ def reference_target(ref: str) -> str:
         if marker in ref:
             return ref.rsplit(marker, 1)[1]
     raise BuiltinSchemaSourceError(f"unsupported $ref {ref!r}")
+
+
+@functools.cache
+def _kind_index(minor: str) -> dict[tuple[str, str, str], str]:
+    index: dict[tuple[str, str, str], str] = {}
+    for name, definition in load_definitions(minor).items():
+        for gvk in definition.get("x-kubernetes-group-version-kind") or ():
+            key = (gvk.get("group", ""), gvk.get("version", ""), gvk.get("kind", ""))
+            # Meta types (DeleteOptions, WatchEvent) are tagged with every group; a group's own type wins.
+            if key not in index or not name.startswith("io.k8s.apimachinery."):
+                index[key] = name
+    return index
+
+
+def definition_for_kind(
+    group: str, version: str, kind: str, kubernetes_version: str = PINNED_KUBERNETES_VERSION
+) -> str:
+    """The definition name of a built-in kind (`("apps", "v1", "Deployment")` -> `io.k8s.api.apps.v1.Deployment`),
+    from the definitions' `x-kubernetes-group-version-kind` tags; `""` when that version does not define the kind."""
+    return _kind_index(normalise_version(kubernetes_version)).get((group, version, kind), "")

@@ -9,6 +9,7 @@ import yaml
 from aiohttp import web
 
 from pyop.client.jsoncodec import decode_json
+from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
 from pyop.testing.errors import ApiError, bad_request, warning_header
 from pyop.testing.kinds import UserInfo
 from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
@@ -18,9 +19,58 @@ from pyop.testing.selectors import parse_field_selector, parse_label_selector
 from pyop.testing.webhook_dispatch import WebhookDispatcher
 from pyop.testing.wire import dumps
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TRUE = ("true", "1")
+
+class _YamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, but timestamps stay strings: sigs.k8s.io/yaml turns YAML into JSON, which has no dates."""
+
+
+_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+_YAML_LOADER = _YamlLoader
+JSON_TYPE = "application/json"
+YAML_TYPE = "application/yaml"
+BODY_TYPES = (JSON_TYPE, YAML_TYPE)
 T = TypeVar("T")
+
+
+def query_bool(query: Any, name: str) -> bool:
+    """A boolean query parameter as kube-apiserver reads it (Convert_Slice_string_To_bool): absent, `0` or `false`
+    (any case) is false, anything else, the empty string included, is true (`?watch=True`, `?watch`)."""
+    values = query.getall(name, [])
+    if not values:
+        return False
+    return not (values[0] == "0" or values[0].lower() == "false")
+
+
+def field_validation(query: Any) -> str:
+    value = query.get("fieldValidation", "")
+    if not value:
+        return DEFAULT_FIELD_VALIDATION
+    if value not in FIELD_VALIDATION_MODES:
+        raise bad_request(
+            f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", "Strict", "Warn"'
+        )
+    return value
+
+
+def body_type(request: web.BaseRequest) -> str:
+    """The request body's media type; none given is JSON (what clients that send no Content-Type mean)."""
+    raw = request.headers.get("Content-Type", "")
+    return raw.split(";", 1)[0].strip().lower() or JSON_TYPE
+
+
+async def read_body(request: web.BaseRequest) -> Any:
+    """A create/update/delete body: JSON or YAML; any other media type is a 415, as on kube-apiserver (protobuf
+    bodies are not decoded here: see docs/runtime/testing.md)."""
+    media_type = body_type(request)
+    if media_type == JSON_TYPE:
+        return await read_json(request)
+    if media_type == YAML_TYPE:
+        return await read_yaml(request)
+    raise ApiError(
+        415,
+        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(BODY_TYPES),
+        reason="UnsupportedMediaType",
+    )
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -70,8 +120,8 @@ def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> Wri
         dry_run=bool(dry_run),
         field_manager=query.get("fieldManager", ""),
         default_manager=user_agent.split("/")[0] or "unknown",
-        force=query.get("force", "") in _TRUE,
-        strict_fields=query.get("fieldValidation") == "Strict",
+        force=query_bool(query, "force"),
+        field_validation=field_validation(query),
         user=user,
     )
 
@@ -152,7 +202,7 @@ class ApiHandler:
                     )
                 )
             if verb == "deletecollection":
-                body = await read_json(request) or {}
+                body = await read_body(request) or {}
                 delete_options = _delete_options(query, body)
                 options = write_options(request, user)
                 warnings: list[str] = []
@@ -163,30 +213,30 @@ class ApiHandler:
                     body,
                     warnings,
                 )
-                return _with_warnings(json_response(deleted), warnings)
+                return _with_warnings(json_response(deleted), warnings + options.warnings)
             return await self._watch(request, resource_type, namespace, labels, fields)
         warnings = []
         if verb == "create":
-            body = await read_json(request)
+            body = await read_body(request)
             options = write_options(request, user)
             created = await self._admitted(lambda body: ops.create(resource_type, ns, body, options), body, warnings)
-            return _with_warnings(json_response(created, 201), warnings)
+            return _with_warnings(json_response(created, 201), warnings + options.warnings)
         if verb == "update":
-            body = await read_json(request)
+            body = await read_body(request)
             options = write_options(request, user)
             name = target.name
             if target.subresource == "scale":
                 scaled = await self._admitted(
                     lambda body: ops.update_scale(resource_type, ns, name, body, options), body, warnings
                 )
-                return _with_warnings(json_response(scaled), warnings)
+                return _with_warnings(json_response(scaled), warnings + options.warnings)
             subresource = "status" if target.subresource == "status" else ""
             updated = await self._admitted(
                 lambda body: ops.update(resource_type, ns, name, body, options, subresource=subresource),
                 body,
                 warnings,
             )
-            return _with_warnings(json_response(updated), warnings)
+            return _with_warnings(json_response(updated), warnings + options.warnings)
         if verb == "patch":
             content_type = request.content_type
             if content_type not in PATCH_TYPES:
@@ -204,16 +254,16 @@ class ApiHandler:
                     body,
                     warnings,
                 )
-                return _with_warnings(json_response(scaled), warnings)
+                return _with_warnings(json_response(scaled), warnings + options.warnings)
             subresource = "status" if target.subresource == "status" else ""
             result, was_created = await self._admitted(
                 lambda body: ops.patch(resource_type, ns, name, content_type, body, options, subresource=subresource),
                 body,
                 warnings,
             )
-            return _with_warnings(json_response(result, 201 if was_created else 200), warnings)
+            return _with_warnings(json_response(result, 201 if was_created else 200), warnings + options.warnings)
         if verb == "delete":
-            body = await read_json(request) or {}
+            body = await read_body(request) or {}
             delete_options = _delete_options(query, body)
             options = write_options(request, user)
             name = target.name
@@ -239,9 +289,9 @@ class ApiHandler:
             labels,
             fields,
             resource_version=query.get("resourceVersion", ""),
-            bookmarks=query.get("allowWatchBookmarks", "") in _TRUE,
+            bookmarks=query_bool(query, "allowWatchBookmarks"),
             timeout=float(timeout) if timeout else None,
-            send_initial_events=query.get("sendInitialEvents", "") in _TRUE,
+            send_initial_events=query_bool(query, "sendInitialEvents"),
         )
         response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()
@@ -279,13 +329,13 @@ def _delete_options(query: Any, body: Any) -> dict[str, Any]:
     options = dict(body) if isinstance(body, dict) else {}
     if "propagationPolicy" in query:
         options["propagationPolicy"] = query["propagationPolicy"]
-    if query.get("orphanDependents") in _TRUE:
+    if query_bool(query, "orphanDependents"):
         options["orphanDependents"] = True
     return options
 
 
 def is_watch(request: web.BaseRequest) -> bool:
-    return request.query.get("watch", "") in _TRUE
+    return query_bool(request.query, "watch")
 
 
 __all__ = ["ApiHandler", "error_response", "is_watch", "json_response", "parse_path", "verb_of"]

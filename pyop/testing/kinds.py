@@ -10,7 +10,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyop.testing import webhook_config
+from pyop.testing import defaulting, webhook_config
 from pyop.testing.errors import ApiError, StatusCause, invalid
 from pyop.testing.resources import ResourceType, types_from_crd
 
@@ -30,7 +30,12 @@ def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None
     key = resource_type.storage_key
     if resource_type.has_status and resource_type.custom:
         obj.pop("status", None)
+    elif resource_type.has_status and key != CRD_STORAGE_KEY:
+        # Built-in strategies reset status on create (`job.Status = batch.JobStatus{}`); an empty struct is
+        # still encoded, so a new Deployment or Job reads back with `status: {}`.
+        obj["status"] = {}
     if key == "namespaces":
+        defaulting.namespace(obj)  # again: a generated name is known only now (the strategy's Canonicalize)
         obj["status"] = {"phase": "Active"}
         spec = obj.setdefault("spec", {})
         spec.setdefault("finalizers", [NAMESPACE_FINALIZER])
@@ -42,6 +47,8 @@ def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None
     elif key == "services":
         obj["status"] = {"loadBalancer": {}}
         obj.setdefault("spec", {}).setdefault("type", "ClusterIP")
+    elif key == "persistentvolumeclaims":
+        obj["status"] = {"phase": "Pending"}  # SetDefaults_PersistentVolumeClaim
     elif key == "secrets":
         obj.setdefault("type", "Opaque")
     fold_secret_string_data(resource_type, obj)

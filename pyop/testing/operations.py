@@ -18,12 +18,13 @@ import secrets
 import string
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pyop.testing import kinds, managed_fields
+from pyop.testing import defaulting, kinds, managed_fields
 from pyop.testing.admission import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
+from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, BuiltinStrategy
 from pyop.testing.errors import (
     STALE_OBJECT,
     ApiError,
@@ -35,6 +36,7 @@ from pyop.testing.errors import (
     invalid,
     not_found,
 )
+from pyop.testing.generation import desired_state
 from pyop.testing.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.testing.resources import ResourceRegistry, ResourceType
 from pyop.testing.selectors import (
@@ -73,13 +75,18 @@ class WriteOptions:
     dry_run: bool = False
     field_manager: str = ""
     force: bool = False
-    strict_fields: bool = False  # fieldValidation=Strict
+    field_validation: str = DEFAULT_FIELD_VALIDATION  # Strict, Warn (the API's default) or Ignore
     default_manager: str = "unknown"  # from the User-Agent, when no fieldManager is given
     user: kinds.UserInfo | None = None  # who asks (for admission webhooks' userInfo)
+    warnings: list[str] = field(default_factory=list)  # filled by the write: sent back as Warning headers
 
     @property
     def manager(self) -> str:
         return self.field_manager or self.default_manager
+
+    @property
+    def strict_fields(self) -> bool:
+        return self.field_validation == "Strict"
 
 
 def _format_time(moment: datetime) -> str:
@@ -101,14 +108,6 @@ def _set_path(obj: dict[str, Any], path: str, value: Any) -> None:
     for part in parts[:-1]:
         target = target.setdefault(part, {})
     target[parts[-1]] = value
-
-
-def _generation_view(resource_type: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-    """What a generation bump watches: everything but metadata, and status when it is a subresource."""
-    skipped = (
-        ("metadata", "apiVersion", "kind", "status") if resource_type.has_status else ("metadata", "apiVersion", "kind")
-    )
-    return {key: value for key, value in obj.items() if key not in skipped}
 
 
 def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +161,9 @@ class Operations:
         clock: Callable[[], datetime],
         users: dict[str, kinds.UserInfo],
         bookmark_interval: float,
+        builtin: BuiltinStrategy | None = None,
     ) -> None:
+        self.builtin = builtin or BuiltinStrategy()
         self.store = store
         self.resources = resources
         self.clock = clock
@@ -375,7 +376,11 @@ class Operations:
         metadata = obj["metadata"]
         if resource_type.create_only:
             return kinds.review_response(resource_type, obj, self.users)
+        if metadata.get("resourceVersion"):
+            raise ApiError(500, "resourceVersion should not be set on objects to be created", reason="InternalError")
         admitting = self.admission_active and not kinds.exempt_from_admission(resource_type)
+        obj = self._decode_builtin(resource_type, obj, options)
+        metadata = obj["metadata"]
         if admitting:
             # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
             if resource_type.namespaced:
@@ -404,8 +409,12 @@ class Operations:
             metadata.pop(key, None)
         metadata["uid"] = str(uuid.uuid4())
         metadata["creationTimestamp"] = self.now()
-        metadata["generation"] = 1
+        if self.builtin.generation_rule(resource_type) is not None:
+            metadata["generation"] = 1
+        else:
+            metadata.pop("generation", None)
         kinds.prepare_for_create(resource_type, obj)
+        self._registry_defaults(resource_type, obj)
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(obj)
             obj["status"] = kinds.crd_status(obj, None, self.now())
@@ -481,11 +490,44 @@ class Operations:
             kind,
         )
 
+    def _decode_builtin(
+        self, resource_type: ResourceType, obj: dict[str, Any], options: WriteOptions
+    ) -> dict[str, Any]:
+        """A built-in object decoded into its type and defaulted, as on every write to kube-apiserver."""
+        if resource_type.custom:
+            return obj
+        return self.builtin.decode(resource_type, obj, options.field_validation, options.warnings)
+
+    def _registry_defaults(self, resource_type: ResourceType, obj: dict[str, Any]) -> None:
+        """Defaults that need server state or the new uid: service IPs and ports, a Job's selector."""
+        key = resource_type.storage_key
+        if key == "services" and isinstance(obj.get("spec"), dict):
+            used_ips: set[str] = set()
+            used_ports: set[int] = set()
+            for service in self.store.objects("services", None):
+                spec = service.get("spec") or {}
+                used_ips.update(spec.get("clusterIPs") or [])
+                used_ports.update(port.get("nodePort") for port in spec.get("ports") or () if port.get("nodePort"))
+            obj["spec"] = spec = clone_json(obj["spec"])
+            defaulting.allocate_service(spec, used_ips, used_ports)
+        elif key == "jobs.batch":
+            obj["spec"] = clone_json(obj.get("spec") or {})
+            defaulting.generate_job_selector(obj)
+            defaulting.job(obj)  # the labels copied from the template now that it has the generated ones
+        elif key == "pods":
+            obj["status"] = {**(obj.get("status") or {}), "qosClass": defaulting.qos_class(obj.get("spec"))}
+
     def _decode(self, resource_type: ResourceType, obj: dict[str, Any], options: WriteOptions) -> dict[str, Any]:
         """A custom resource as kube-apiserver decodes it (strict check, pruning, defaults), before webhooks."""
         if not resource_type.custom or resource_type.schema is None:
             return obj
-        admitted, _ = admit(obj, resource_type.schema, strict=options.strict_fields, validate=False)
+        admitted, _ = admit(
+            obj,
+            resource_type.schema,
+            field_validation=options.field_validation,
+            warnings=options.warnings,
+            validate=False,
+        )
         return admitted
 
     def _admit(
@@ -497,7 +539,9 @@ class Operations:
     ) -> dict[str, Any]:
         if not resource_type.custom:
             return obj
-        admitted, causes = admit(obj, resource_type.schema, old=old, strict=options.strict_fields)
+        admitted, causes = admit(
+            obj, resource_type.schema, old=old, field_validation=options.field_validation, warnings=options.warnings
+        )
         if causes:
             raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
         return admitted
@@ -521,6 +565,15 @@ class Operations:
             raise bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({name})")
         obj["metadata"]["name"] = name
         self._check_namespace(resource_type, namespace, obj)
+        sent_uid = obj["metadata"].get("uid")
+        if sent_uid and sent_uid != current["metadata"].get("uid"):
+            raise conflict(
+                resource_type.plural,
+                resource_type.group,
+                name,
+                f"Precondition failed: UID in precondition: {sent_uid}, "
+                f"UID in object meta: {current['metadata'].get('uid')}",
+            )
         sent_rv = obj["metadata"].get("resourceVersion")
         if not sent_rv and not resource_type.allows_unconditional_update:
             raise invalid(
@@ -636,6 +689,8 @@ class Operations:
             and subresource != "scale"
             and not kinds.exempt_from_admission(resource_type)
         )
+        if admitted and subresource != "scale":
+            new = self._decode_builtin(resource_type, new, options)
         if admitting:
             namespace = current["metadata"].get("namespace", "")
             new = self._decode(resource_type, new, options)
@@ -694,8 +749,11 @@ class Operations:
                         )
                     ],
                 )
-        if _generation_view(resource_type, new) != _generation_view(resource_type, current):
-            metadata["generation"] = current["metadata"].get("generation", 0) + 1
+        rule = self.builtin.generation_rule(resource_type)
+        if rule is not None and "generation" in current["metadata"]:
+            has_status = resource_type.has_status
+            if desired_state(rule, new, has_status=has_status) != desired_state(rule, current, has_status=has_status):
+                metadata["generation"] = current["metadata"]["generation"] + 1
         if admitting:
             served, old = served_as(new, resource_type), served_as(current, resource_type)
             suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, served, old, options))
@@ -905,7 +963,8 @@ class Operations:
             return served_as(new, resource_type), True
         new_meta["deletionTimestamp"] = self.now()
         new_meta["deletionGracePeriodSeconds"] = 0
-        new_meta["generation"] = new_meta.get("generation", 0) + 1
+        if new_meta.get("generation", 0) > 0:  # rest.BeforeDelete: only kinds that have a generation
+            new_meta["generation"] += 1
         if resource_type.storage_key == "namespaces":
             new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
         if options.dry_run:

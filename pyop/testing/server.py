@@ -24,6 +24,8 @@ from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
+from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.testing.builtin_strategy import BuiltinStrategy
 from pyop.testing.controllers import Controllers
 from pyop.testing.errors import ApiError
 from pyop.testing.faults import FaultInjector
@@ -73,13 +75,23 @@ class TestAPIServer:
         bookmark_interval: float = 1.0,
         clock: Callable[[], datetime] = _utc_now,
         token: str | None = None,
+        kubernetes_version: str = PINNED_KUBERNETES_VERSION,
     ) -> None:
+        """``kubernetes_version``: whose built-in kinds (definitions, defaults, generation rules) the server plays,
+        by default the one the CRD generator embeds; any version the kubernetes-validate package bundles."""
+        self.builtin = BuiltinStrategy(kubernetes_version)
+        self.kubernetes_version = self.builtin.kubernetes_version
         self.token = token or secrets.token_urlsafe(24)
         self.users: dict[str, UserInfo] = {self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])}
         self.store = Store(history_limit)
         self.resources = ResourceRegistry()
         self.operations = Operations(
-            self.store, self.resources, clock=clock, users=self.users, bookmark_interval=bookmark_interval
+            self.store,
+            self.resources,
+            clock=clock,
+            users=self.users,
+            bookmark_interval=bookmark_interval,
+            builtin=self.builtin,
         )
         self.controllers = Controllers(self.operations)
         self.webhooks = WebhookDispatcher(self.store, self.operations)
@@ -246,12 +258,13 @@ class TestAPIServer:
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
             return self._handler.discovery(target, self.url.removeprefix("http://"))
-        if request.path == "/version":
+        if request.path in ("/version", "/version/"):
+            major, minor = self.kubernetes_version.split(".")
             return json_response(
                 {
-                    "major": "1",
-                    "minor": "33",
-                    "gitVersion": "v1.33.0-pyop-test",
+                    "major": major,
+                    "minor": minor,
+                    "gitVersion": f"v{major}.{minor}.0-pyop-test",
                     "platform": "linux/amd64",
                 }
             )

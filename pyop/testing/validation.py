@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyop import schema as schema_engine
+from pyop.testing.builtin_strategy import strict_error_text, unknown_field_warning
 from pyop.testing.errors import StatusCause, bad_request
 
 # field.ErrorType display strings -> the ``reason`` of a Status cause (metav1.CauseType).
@@ -37,7 +38,8 @@ def admit(
     schema: Mapping[str, Any] | None,
     *,
     old: dict[str, Any] | None = None,
-    strict: bool = False,
+    field_validation: str = "Warn",
+    warnings: list[str] | None = None,
     validate: bool = True,
 ) -> tuple[dict[str, Any], list[StatusCause]]:
     """The object as it would be stored (pruned, defaulted) and the validation failures, if any.
@@ -45,18 +47,23 @@ def admit(
     The result shares every subtree that admission leaves alone with ``obj`` (a copy of the
     whole object per write used to be its largest cost); the registry never modifies stored
     objects in place, so sharing is safe.
-    ``strict`` is ``fieldValidation=Strict``: unknown fields are a 400 instead of being dropped.
+    ``field_validation`` is the request's ``fieldValidation``: ``Strict`` makes unknown fields a 400,
+    ``Warn`` (the API's default) appends an ``unknown field "<path>"`` text per dropped field to
+    ``warnings``, ``Ignore`` drops them silently.
     ``validate=False`` only decodes (what mutating webhooks are shown before the object is validated).
     """
     if schema is None:
         return obj, []
     schema_dict = dict(schema)
-    if strict:
+    if field_validation == "Strict":
         unknown = schema_engine.unknown_fields(obj, schema_dict)
         if unknown:
-            raise bad_request("strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown))
+            raise bad_request(strict_error_text(unknown))
     admitted = schema_engine.normalize(obj, schema_dict, share=True)
     assert isinstance(admitted, dict)
+    if field_validation == "Warn" and warnings is not None and admitted is not obj:
+        # Only when normalization changed something: the common write with nothing unknown costs no second walk.
+        warnings.extend(unknown_field_warning(path) for path in schema_engine.unknown_fields(obj, schema_dict))
     if not validate:
         return admitted, []
     errors = schema_engine.validate(admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT)

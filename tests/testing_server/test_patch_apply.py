@@ -27,7 +27,15 @@ async def test_merge_patch_merges_maps_replaces_lists_and_deletes_nulls(api: Api
     status, patched = await api.patch(
         f"{DEPLOY}/d", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "2"}]}}}}, MERGE
     )
-    assert _containers(patched) == [{"name": "c", "image": "2"}]
+    assert _containers(patched) == [  # merge patch replaces the list; the new container is defaulted again
+        {
+            "name": "c",
+            "image": "2",
+            "imagePullPolicy": "Always",
+            "terminationMessagePath": "/dev/termination-log",
+            "terminationMessagePolicy": "File",
+        }
+    ]
 
 
 async def test_json_patch_applies_operations_and_fails_on_test(api: Api) -> None:
@@ -75,10 +83,13 @@ async def test_strategic_merge_merges_containers_env_and_ports_by_key(api: Api) 
     status, patched = await api.patch(f"{DEPLOY}/d", patch, STRATEGIC)
     assert status == 200
     app, sidecar = _containers(patched)
-    assert sidecar == {"name": "sidecar", "image": "side:1"}
+    assert {key: sidecar[key] for key in ("name", "image")} == {"name": "sidecar", "image": "side:1"}
     assert app["image"] == "app:2"
     assert app["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "20"}, {"name": "C", "value": "3"}]
-    assert app["ports"] == [{"containerPort": 80, "name": "http", "protocol": "TCP"}, {"containerPort": 443}]
+    assert app["ports"] == [  # protocol: the ContainerPort default
+        {"containerPort": 80, "name": "http", "protocol": "TCP"},
+        {"containerPort": 443, "protocol": "TCP"},
+    ]
 
 
 async def test_strategic_merge_patch_delete_directive_and_conditions_by_type(api: Api) -> None:

@@ -1,0 +1,84 @@
+"""What kube-apiserver does to a built-in object between reading the request and storing it, in one place.
+
+In order, as the API server's decoder and registry do it:
+1. decode into the kind's type (`decoding`): wrong JSON types are a 400, unknown fields dropped and reported per
+   `fieldValidation` (Strict: 400; Warn, the API's default: a `Warning` header each; Ignore: silently), quantities
+   canonical;
+2. default (`defaulting.apply_defaults`), on every write: an update that omits a defaulted field gets it again;
+3. the kind's generation rule (`generation`).
+
+All of it is read from the Kubernetes OpenAPI definitions of one Kubernetes version (the `kubernetes_version` of the
+server, by default the one the CRD generator embeds: `pyop.api.definitions.PINNED_KUBERNETES_VERSION`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pyop.api.definitions import PINNED_KUBERNETES_VERSION, definition_for_kind, normalise_version
+from pyop.testing import defaulting, generation
+from pyop.testing.decoding import DecodeError, decoder_for
+from pyop.testing.errors import ApiError
+from pyop.testing.resources import ResourceType
+
+FIELD_VALIDATION_MODES: Final = ("Ignore", "Warn", "Strict")
+DEFAULT_FIELD_VALIDATION: Final = "Warn"  # kube-apiserver's default when the query parameter is absent
+
+
+def unknown_field_warning(path: str) -> str:
+    return f'unknown field "{path}"'
+
+
+def strict_error_text(paths: list[str]) -> str:
+    return "strict decoding error: " + ", ".join(unknown_field_warning(path) for path in paths)
+
+
+class BuiltinStrategy:
+    """Decoding, defaulting and generation of built-in kinds for one Kubernetes version."""
+
+    def __init__(self, kubernetes_version: str = PINNED_KUBERNETES_VERSION) -> None:
+        self.kubernetes_version = normalise_version(kubernetes_version)
+        major, minor = self.kubernetes_version.split(".")
+        self.version_tuple = (int(major), int(minor))
+        self._decoder = decoder_for(self.kubernetes_version)
+        self._definitions: dict[tuple[str, str, str], str] = {}
+
+    def definition(self, resource_type: ResourceType) -> str:
+        """The kind's OpenAPI definition name; "" for custom resources and kinds the definitions lack."""
+        if resource_type.custom:
+            return ""
+        key = (resource_type.group, resource_type.version, resource_type.kind)
+        name = self._definitions.get(key)
+        if name is None:
+            name = self._definitions[key] = definition_for_kind(*key, self.kubernetes_version)
+        return name
+
+    def decode(
+        self, resource_type: ResourceType, obj: dict[str, Any], field_validation: str, warnings: list[str]
+    ) -> dict[str, Any]:
+        """The object as the API server would hold it after decoding and defaulting (a new object when anything
+        changed; `obj` and what it shares are left alone)."""
+        definition = self.definition(resource_type)
+        if not definition:
+            return obj
+        try:
+            result = self._decoder.decode(obj, definition)
+        except DecodeError as error:
+            raise self._cannot_handle(resource_type, str(error)) from None
+        if result.unknown:
+            if field_validation == "Strict":
+                raise self._cannot_handle(resource_type, strict_error_text(result.unknown))
+            if field_validation == "Warn":
+                warnings.extend(unknown_field_warning(path) for path in result.unknown)
+        return defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj)
+
+    def _cannot_handle(self, resource_type: ResourceType, detail: str) -> ApiError:
+        kind, version = resource_type.kind, resource_type.version
+        return ApiError(
+            400, f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}', reason="BadRequest"
+        )
+
+    def generation_rule(self, resource_type: ResourceType) -> generation.Generation | None:
+        return generation.rule_for(
+            resource_type.group, resource_type.kind, custom=resource_type.custom, kubernetes_version=self.version_tuple
+        )
