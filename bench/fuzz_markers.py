@@ -1,6 +1,7 @@
 """Fuzz the marker scanner and the comment reader; time the scanner on long markers. Old and new, interleaved.
 
-    python bench/fuzz_markers.py [--inputs 100000] [--modules 300] [--seed 1] [--old-commit 3e8de10] [--no-old]
+    python bench/fuzz_markers.py [--inputs 100000] [--modules 300] [--pipeline 1000] [--seed 1] [--old-commit 3e8de10]
+                                 [--no-old]
 
 1. Markers: `--inputs` mutations (insertions of grammar characters, deletions, repeats, deep nesting, huge numbers,
    NaN, non-ASCII digits, truncation, ...) of the documented markers (docs/reference/*.md and every registry entry
@@ -12,6 +13,10 @@
    another character `str.splitlines` breaks at; the marker lines each reader reports are compared with the lines
    Python's tokenizer gives the same comments.
 3. Linear time: microseconds per KB of marker text at 1, 10 and 100 KB for several shapes.
+4. End to end: `--pipeline` mutated markers written on a field, a model class or the kind class of a small
+   project and run through `make manifests` in-process (the old commit's code from `git archive`), in chunks of
+   50 that alternate between old and new. Counted: CRDs generated, refusals whose every line has a file:line,
+   refusals with lines that do not (the acceptance check's, before), uncaught exceptions, timeouts (> 5 s).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import os
 import random
 import re
 import signal
@@ -430,6 +436,167 @@ def linear_time(old: types.ModuleType | None) -> None:
         print(f"  {shape:28} {row}")
 
 
+# -- make manifests end to end ------------------------------------------------------------------------------------
+
+PIPELINE_TYPES = """from __future__ import annotations
+
+from pyop.api import KubeModel, Resource
+
+from .groupversion_info import GROUP_VERSION
+
+
+{type_markers}
+class ShipSpec(KubeModel):
+    # name is the ship's name.
+    name: str = "a"
+    crew: int = 1
+    tags: list[str] = []
+{field_markers}
+    free: str | None = None
+
+
+# +kubebuilder:object:root=true
+{kind_markers}
+class Ship(Resource, group_version=GROUP_VERSION):
+    spec: ShipSpec
+"""
+LOCATED = re.compile(r"^(Error: )?[\w./-]+\.py:\d+: ")
+
+
+def pipeline_inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(slot, marker) pairs: mutated markers written where their kind of marker goes (field, type or kind)."""
+    rng = random.Random(args.seed + 1)
+    pool = seeds()
+    inputs = []
+    for _ in range(args.pipeline):
+        text = mutate(rng, rng.choice(pool))
+        inputs.append((rng.choice(["field", "type", "kind"]), text))
+    return inputs
+
+
+def _write_project(root: Path) -> None:
+    (root / "PROJECT").write_text(
+        "domain: example.com\nlayout:\n- python.pyop.io/v1\npackage: fuzz_op\nprojectName: fuzz-op\nversion: '3'\n"
+    )
+    version = root / "fuzz_op" / "api" / "v1"
+    version.mkdir(parents=True)
+    (root / "fuzz_op" / "__init__.py").write_text("")
+    (root / "fuzz_op" / "api" / "__init__.py").write_text('"""APIs."""\n')
+    (version / "__init__.py").write_text('"""The v1 API."""\n')
+    (version / "groupversion_info.py").write_text(
+        '"""Group and version.\n\n+groupName=fleet.example.com\n"""\n\nfrom pyop.api import GroupVersion\n\n'
+        'GROUP_VERSION = GroupVersion(group="fleet.example.com", version="v1")\n'
+    )
+
+
+def pipeline_worker(inputs_file: str) -> None:
+    """Run `make manifests` in-process on each input; print one JSON object of counts (run in a subprocess whose
+    PYTHONPATH chooses the code: this checkout or the old commit's)."""
+    from pyop_scaffold.commands.make_manifests import ManifestOptions, make_manifests
+
+    inputs = json.loads(Path(inputs_file).read_text())
+    counts: Counter[str] = Counter()
+    unlocated: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    max_time = 0.0
+    signal.signal(signal.SIGALRM, _alarm)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        _write_project(root)
+        types_file = root / "fuzz_op" / "api" / "v1" / "ship_types.py"
+        for slot, text in inputs:
+            line = "# +" + text.replace("\n", " ").replace("\r", " ")
+            types_file.write_text(
+                PIPELINE_TYPES.format(
+                    type_markers=line if slot == "type" else "",
+                    field_markers=("    " + line) if slot == "field" else "",
+                    kind_markers=line if slot == "kind" else "",
+                )
+            )
+            started = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, 5.0)
+            try:
+                make_manifests(root, ManifestOptions())
+                counts["generated"] += 1
+            except PyopError as exc:
+                lines = str(exc).splitlines()
+                bad = [item for item in lines if not LOCATED.match(item)]
+                counts["refused, every line with file:line" if not bad else "refused, lines without file:line"] += 1
+                counts["error lines"] += len(lines)
+                counts["error lines without file:line"] += len(bad)
+                for item in bad:
+                    key = re.sub(r"\d+", "N", item)[:70]
+                    unlocated[key] += 1
+                    examples.setdefault(key, text[:80])
+            except _Timeout:
+                counts["timeout (> 5 s)"] += 1
+                examples.setdefault("timeout", text[:80])
+            except BaseException as exc:  # noqa: BLE001
+                counts[f"uncaught {type(exc).__name__}"] += 1
+                examples.setdefault(f"uncaught {type(exc).__name__}", text[:80])
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            max_time = max(max_time, time.perf_counter() - started)
+    print(json.dumps({"counts": counts, "unlocated": unlocated, "examples": examples, "max_time": max_time}))
+
+
+def old_tree(commit: str) -> Path:
+    """The old commit's pyop and pyop_scaffold, importable from `<tree>/links` (PYTHONPATH)."""
+    tree = Path(tempfile.mkdtemp(prefix="pyop-old-"))
+    archive = subprocess.run(["git", "archive", commit, "pyop", "scaffold"], cwd=REPO, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    links = tree / "links"
+    links.mkdir()
+    (links / "pyop").symlink_to(tree / "pyop")
+    (links / "pyop_scaffold").symlink_to(tree / "scaffold")
+    return links
+
+
+def fuzz_pipeline(args: argparse.Namespace) -> None:
+    inputs = pipeline_inputs(args)
+    trees: list[tuple[str, str | None]] = [("new", None)]
+    if not args.no_old:
+        trees.append((f"old ({args.old_commit})", str(old_tree(args.old_commit))))
+    totals: dict[str, dict[str, Any]] = {
+        name: {"counts": Counter(), "unlocated": Counter(), "examples": {}, "max_time": 0.0} for name, _ in trees
+    }
+    chunk = 50
+    for number, start in enumerate(range(0, len(inputs), chunk)):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+            json.dump(inputs[start : start + chunk], handle)
+        order = trees if number % 2 == 0 else trees[::-1]  # interleaved, alternating which goes first
+        for name, path in order:
+            env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+            if path is not None:
+                env["PYTHONPATH"] = path
+            done = subprocess.run(
+                [sys.executable, __file__, "--pipeline-worker", handle.name], env=env, capture_output=True, text=True
+            )
+            if done.returncode != 0:
+                totals[name]["counts"]["worker crashed"] += 1
+                totals[name]["examples"].setdefault("worker crashed", done.stderr[-300:])
+                continue
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            totals[name]["counts"].update(result["counts"])
+            totals[name]["unlocated"].update(result["unlocated"])
+            for key, value in result["examples"].items():
+                totals[name]["examples"].setdefault(key, value)
+            totals[name]["max_time"] = max(totals[name]["max_time"], result["max_time"])
+        Path(handle.name).unlink()
+    print(f"4. make manifests: {len(inputs)} mutated markers on a field, a type or a kind, generated end to end")
+    for name, _ in trees:
+        total = totals[name]
+        print(f"  {name}:")
+        for key, value in sorted(total["counts"].items()):
+            print(f"    {key:40} {value:6}")
+        for key, value in total["unlocated"].most_common(8):
+            print(f"      without file:line {value:4}x  {key!r}  e.g. +{total['examples'][key]!r}")
+        for key in total["examples"]:
+            if key.startswith(("uncaught", "timeout", "worker")):
+                print(f"      {key} e.g. {total['examples'][key]!r}")
+        print(f"    max time per input                       {total['max_time'] * 1000:6.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inputs", type=int, default=100_000)
@@ -437,12 +604,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--old-commit", default="3e8de10")
     parser.add_argument("--no-old", action="store_true", help="only the current parser")
+    parser.add_argument("--pipeline", type=int, default=1000, help="inputs run through make manifests (0: none)")
+    parser.add_argument("--pipeline-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.setrecursionlimit(1000)
+    if args.pipeline_worker:
+        pipeline_worker(args.pipeline_worker)
+        return
     old = None if args.no_old else load_old(args.old_commit)
     fuzz_markers(args, old)
     fuzz_comment_lines(args, old)
     linear_time(old)
+    if args.pipeline:
+        fuzz_pipeline(args)
 
 
 if __name__ == "__main__":

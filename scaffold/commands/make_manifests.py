@@ -60,7 +60,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         # No webhook markers, no file: a project without webhooks has no config/webhook (and a hand-written
         # manifests.yaml is not pyop's to remove).
         webhooks = build_webhook_configurations(collect_webhook_markers(root, project.package))
-    _accept(crd.obj for crd in crds)
+    _accept((crd.obj for crd in crds), kinds, root)
     notes: list[str] = []
     if options.check_samples:
         checked, problems = check_samples(root, [crd.obj for crd in crds])
@@ -124,15 +124,17 @@ def _header(root: Path, flag: Path | None, settings: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _accept(crds: Iterable[dict[str, Any]]) -> None:
-    """The offline acceptance check: refuse CRDs the API server would reject, in its own words."""
-    from pyop_scaffold.manifests.acceptance import check_crd, format_errors
+def _accept(crds: Iterable[dict[str, Any]], kinds: Any, root: Path) -> None:
+    """The offline acceptance check: refuse CRDs the API server would reject, in its own words, each error at
+    the file and line of the marker, field or class behind it."""
+    from pyop_scaffold.manifests.acceptance import check_crd
+    from pyop_scaffold.manifests.acceptance.sources import located_problems
 
     problems: list[str] = []
     for crd in crds:
         errors = check_crd(crd)
         if errors:
-            problems.extend(format_errors(crd["metadata"]["name"], errors).splitlines())
+            problems.extend(located_problems(crd, errors, kinds, root))
     if problems:
         raise ManifestError(problems)
 
