@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import sys
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated
 
@@ -51,8 +53,19 @@ def root(
     version: Annotated[
         bool, typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True)
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", envvar="PYOP_DEBUG", help="On an error, print its traceback before the one-line message."
+        ),
+    ] = False,
 ) -> None:
     """Kubebuilder for Python: scaffold Kubernetes operators, generate their manifests, run them."""
+    _DEBUG.set(debug)
+
+
+# `pyop --debug ...` or PYOP_DEBUG=1: errors print their tracebacks too (set by the root callback each run).
+_DEBUG: ContextVar[bool] = ContextVar("pyop_debug", default=False)
 
 
 @app.command(cls=KubebuilderBoolFlags)
@@ -309,12 +322,25 @@ def _run(command: object, *, verbose: bool = False) -> None:
         try:
             report = command()  # type: ignore[operator]
         except PyopError as exc:
+            _print_traceback(exc)
             print_error(str(exc))
             raise typer.Exit(code=exc.exit_code) from None
         except (SyntaxError, UnicodeDecodeError, OSError) as exc:
+            _print_traceback(exc)
             print_error(describe_file_error(exc))
             raise typer.Exit(code=2) from None
         print_report(report, verbose_unchanged=verbose)
+
+
+def _print_traceback(exc: BaseException) -> None:
+    """Under --debug, the tracebacks behind a one-line error: those of the user's code it reports (a failed
+    import, a raising validator; several for several problems), else its own."""
+    if not _DEBUG.get():
+        return
+    import traceback
+
+    for cause in getattr(exc, "causes", None) or [exc]:
+        traceback.print_exception(cause, file=sys.stderr)
 
 
 @contextlib.contextmanager

@@ -37,7 +37,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     from pyop_scaffold.manifests.builtin import builtin_schema
     from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
     from pyop_scaffold.manifests.crd.schema import SchemaBuilder
-    from pyop_scaffold.manifests.loader import imported_project, load_kinds
+    from pyop_scaffold.manifests.loader import imported_project, load_kinds, user_code_errors
     from pyop_scaffold.manifests.rbac import build_roles, collect_rbac_markers
     from pyop_scaffold.manifests.samples import check_samples
     from pyop_scaffold.manifests.webhooks import build_webhook_configurations, collect_webhook_markers
@@ -53,7 +53,8 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         raise ManifestError([f"maxDescLen must be 0 or more, not {max_desc}"])
     header = _header(root, options.header_file, settings)
     builder = SchemaBuilder(builtin_schema, embedded_object_meta=settings.get("generateEmbeddedObjectMeta") is True)
-    with imported_project(root, project.package):
+    # Whatever the project's modules raise while they are imported, walked or read becomes one located line.
+    with imported_project(root, project.package), user_code_errors(root):
         kinds = load_kinds(root, project.package)
         crds = build_crds(kinds, builder, CRDOptions(generator_version=__version__, max_description_length=max_desc))
         roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))

@@ -11,7 +11,6 @@ import functools
 import gc
 import importlib
 import sys
-import traceback
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,8 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic.alias_generators import to_camel
 
+from pyop_scaffold.errors import PyopError
 from pyop_scaffold.manifests.crd.schema import class_docs, package_markers
-from pyop_scaffold.manifests.errors import ManifestError, MarkerError
+from pyop_scaffold.manifests.errors import (
+    DEBUG_HINT,
+    ManifestError,
+    MarkerError,
+    SourceLocation,
+    describe_exception,
+    location_in,
+)
 from pyop_scaffold.manifests.markers.comments import DISPLAY_ROOT, DocBlock
 from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
@@ -177,12 +184,16 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
     from pyop.api import Resource
 
     problems: list[str] = []
+    causes: list[BaseException] = []
     kinds: list[KindVersion] = []
     for module_name, path in api_module_names(root, package):
         try:
             module = importlib.import_module(module_name)
-        except Exception as exc:  # the user's code may raise anything while importing
-            problems.append(f"{path.relative_to(root)}: cannot import {module_name}: {_one_line(exc)}")
+        except (Exception, SystemExit) as exc:  # the user's code may raise anything while importing, exit too
+            problem = _import_problem(exc, root, path, module_name)
+            if problem not in problems:  # a module imported by the next one fails again in the same place
+                problems.append(problem)
+                causes.append(exc)
             continue
         for value in vars(module).values():
             if not (isinstance(value, type) and value.__module__ == module_name):
@@ -206,8 +217,42 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
                 continue
             kinds.append(KindVersion(value, docs, str(path.relative_to(root)), info))
     if problems:
-        raise ManifestError(problems)
+        raise ManifestError(problems, causes)
     return kinds
+
+
+def _import_problem(exc: BaseException, root: Path, path: Path, module_name: str) -> str:
+    """`file:line: cannot import <module>: <Type>: <message>`, at the project line that raised (or led to) it.
+
+    A failed import leaves nothing to name but the exception, so its text is kept; an exception that is not a
+    plain mistake of the source (a syntax error, a missing name or module) points at the traceback.
+    """
+    where = location_in(exc, root) or SourceLocation(path.relative_to(root).as_posix(), 1)
+    return f"{where}: cannot import {module_name}: {describe_exception(exc)}{_hint(exc)}"
+
+
+def _hint(exc: BaseException) -> str:
+    """The pointer to the traceback, for exceptions that are not plain mistakes in the source the line shows
+    (a syntax error, an undefined name, a missing module)."""
+    return "" if isinstance(exc, (SyntaxError, NameError, ImportError)) else f" {DEBUG_HINT}"
+
+
+@contextlib.contextmanager
+def user_code_errors(root: Path) -> Iterator[None]:
+    """Any exception while the project's modules are imported and walked becomes one `file:line: ...` problem.
+
+    The walker turns what it knows (markers, types without a schema, undefined names) into located errors
+    itself; this is the net for the rest: a validator or default factory that raises, a class pydantic refuses,
+    a source file that cannot be read. The line is the innermost one of the project's files in the traceback.
+    """
+    try:
+        yield
+    except PyopError:
+        raise
+    except (Exception, SystemExit) as exc:
+        where = location_in(exc, root)
+        prefix = f"{where}: " if where is not None else ""
+        raise ManifestError([f"{prefix}{describe_exception(exc)}{_hint(exc)}"], [exc]) from exc
 
 
 def _check_not_a_root(cls: type, problems: list[str]) -> None:
@@ -260,10 +305,3 @@ def resource_info(cls: type, markers: list[ParsedMarker], docs: DocBlock) -> Res
         plural=args.get("path") or default_plural(cls.__name__),
         namespaced=args.get("scope") != "Cluster",
     )
-
-
-def _one_line(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return f"{type(exc).__name__}: {text}{where}"

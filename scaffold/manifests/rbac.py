@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyop_scaffold.manifests.markers.comments import read_module_docs
+from pyop_scaffold.manifests.crd.docs import read_docs
 from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 RBAC_MARKER = "kubebuilder:rbac"
@@ -39,7 +39,7 @@ def collect_rbac_markers(root: Path, package: str) -> list[ParsedMarker]:
     """Every rbac marker in the project's package, in file order (controllers usually hold them)."""
     markers: list[ParsedMarker] = []
     for path in sorted((root / package).rglob("*.py")):
-        markers.extend(m for m in read_module_docs(path).all_markers if m.name == RBAC_MARKER)
+        markers.extend(m for m in read_docs(path).all_markers if m.name == RBAC_MARKER)
     return markers
 
 

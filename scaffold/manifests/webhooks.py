@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyop_scaffold.manifests.crd.docs import read_docs
 from pyop_scaffold.manifests.errors import ManifestError, SourceLocation
-from pyop_scaffold.manifests.markers.comments import read_module_docs
 from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 WEBHOOK_MARKER = "kubebuilder:webhook"
@@ -66,7 +66,7 @@ def collect_webhook_markers(root: Path, package: str) -> WebhookMarkers:
     configurations: list[ParsedMarker] = []
     for path in files:
         folder = path.parent.relative_to(root).as_posix()
-        for marker in read_module_docs(path).all_markers:
+        for marker in read_docs(path).all_markers:
             if marker.name == WEBHOOK_MARKER:
                 webhooks.append((folder, marker))
             elif marker.name == CONFIGURATION_MARKER:

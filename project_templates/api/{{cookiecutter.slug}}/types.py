@@ -64,7 +64,7 @@ class {{ cookiecutter.kind }}(
 
     # spec defines the desired state of {{ cookiecutter.kind }}.
     # +required
-    spec: {{ cookiecutter.kind }}Spec = Field(default_factory={{ cookiecutter.kind }}Spec)
+    spec: {{ cookiecutter.kind }}Spec
 
     # status defines the observed state of {{ cookiecutter.kind }}.
     # +optional

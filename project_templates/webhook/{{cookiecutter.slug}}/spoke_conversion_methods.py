@@ -1,17 +1,24 @@
 
     # Conversion to and from the hub version {{ cookiecutter.version }} (pyop.webhook.Convertible), added by
-    # `pyop create webhook --conversion`. The conversion webhook calls these to serve every version of the kind
-    # from the one stored in etcd; copy each field, translating those that differ between the versions.
+    # `pyop create webhook --conversion`. The conversion webhook calls these to serve every version of the
+    # kind from the one stored in etcd. Both copy the object through its wire form (what the API server
+    # stores): each field the versions share, same name and type, comes across as it is. Translate the
+    # others in `data` before it is validated: a field the target lacks is dropped, and a field it
+    # requires must be set.
 
     def convert_to(self) -> Hub{{ cookiecutter.kind }}:
         """This {{ cookiecutter.spoke_version }} {{ cookiecutter.kind }} as the hub version {{ cookiecutter.version }}."""
-        hub = Hub{{ cookiecutter.kind }}(metadata=self.metadata.model_copy(deep=True))
-        # TODO(user): copy spec and status to the hub, e.g. `hub.spec.foo = self.spec.foo`.
-        return hub
+        data = self.to_dict()
+        data["apiVersion"] = Hub{{ cookiecutter.kind }}.resource_info.api_version
+        # TODO(user): translate the fields that differ, e.g.
+        #     data["spec"]["replicas"] = data["spec"].pop("size")
+        return Hub{{ cookiecutter.kind }}.model_validate(data)
 
     @classmethod
     def convert_from(cls, hub: Hub{{ cookiecutter.kind }}) -> Self:
         """A {{ cookiecutter.spoke_version }} {{ cookiecutter.kind }} from the hub version {{ cookiecutter.version }}."""
-        obj = cls(metadata=hub.metadata.model_copy(deep=True))
-        # TODO(user): copy spec and status from the hub, e.g. `obj.spec.foo = hub.spec.foo`.
-        return obj
+        data = hub.to_dict()
+        data["apiVersion"] = cls.resource_info.api_version
+        # TODO(user): translate the fields that differ, e.g.
+        #     data["spec"]["size"] = data["spec"].pop("replicas")
+        return cls.model_validate(data)

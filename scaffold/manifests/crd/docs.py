@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pyop_scaffold.manifests.errors import MarkerError
-from pyop_scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, read_module_docs
+from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.markers.comments import EMPTY, DocBlock, ModuleDocs, display_path, read_module_docs
 from pyop_scaffold.manifests.markers.parser import ParsedMarker
 
 
@@ -22,9 +22,30 @@ def module_docs(name: str) -> ModuleDocs | None:
     if cached is not None and cached[0] is module:
         return cached[1]
     path = getattr(module, "__file__", None)
-    docs = read_module_docs(Path(path)) if path and path.endswith(".py") else None
+    docs = read_docs(Path(path)) if path and path.endswith(".py") else None
     _DOCS_BY_MODULE[name] = (module, docs)
     return docs
+
+
+def read_docs(path: Path) -> ModuleDocs:
+    """The docs of a project source file; one that is not UTF-8 or not Python is a located one-line error.
+
+    Python imports a module with undecodable bytes in a comment, and the generator reads every module of the
+    package, imported or not (controllers hold RBAC markers): either way the file and line are named.
+    """
+    try:
+        return read_module_docs(path)
+    except UnicodeDecodeError as exc:
+        shown = display_path(path)
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        raise MarkerError(
+            f"not UTF-8 text (byte 0x{byte} cannot be decoded); save the file as UTF-8",
+            SourceLocation(shown, line),
+        ) from exc
+    except SyntaxError as exc:
+        shown = display_path(Path(exc.filename)) if exc.filename else display_path(path)
+        raise MarkerError(f"not valid Python: {exc.msg}", SourceLocation(shown, exc.lineno or 1)) from exc
 
 
 # Module name -> (the module object, its docs). Looked up for every class and field, so it must be cheaper than

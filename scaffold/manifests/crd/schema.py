@@ -15,9 +15,11 @@ from __future__ import annotations
 import datetime
 import decimal
 import enum
+import functools
 import inspect
 import marshal
 import pickle
+import re
 import sys
 import types
 import typing
@@ -25,10 +27,11 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUndefinedAnnotation, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from pyop_scaffold.errors import PyopError
 from pyop_scaffold.manifests.crd.constraints import (
     DECIMAL_PATTERN,
     Schema,
@@ -55,7 +58,7 @@ from pyop_scaffold.manifests.crd.docs import (
     package_markers,
     source_of,
 )
-from pyop_scaffold.manifests.errors import MarkerError, SourceLocation
+from pyop_scaffold.manifests.errors import DEBUG_HINT, MarkerError, SourceLocation, describe_exception
 from pyop_scaffold.manifests.markers.comments import EMPTY, DocBlock
 from pyop_scaffold.manifests.markers.registry import MarkerUsageError, Target
 
@@ -138,7 +141,10 @@ class SchemaBuilder:
         self.index_aliases(cls)
         if getattr(cls, "__pydantic_fields_complete__", True) is False:
             # A forward reference (a model defined further down the module) is resolved now that all exist.
-            cls.model_rebuild(force=True)
+            try:
+                cls.model_rebuild(force=True)
+            except PydanticUndefinedAnnotation as exc:
+                raise _undefined_name(cls, exc.name or "?") from exc
         docs = class_docs(cls)
         required_by_default = package_default_required(cls)
         schema: Schema = {"type": "object"}
@@ -199,6 +205,11 @@ class SchemaBuilder:
             description = info.description or docs.description
             if description:
                 schema["description"] = description
+            if info.default_factory is not None and not callable(info.default_factory):
+                raise SchemaError(
+                    f"default_factory={info.default_factory!r} is not callable; pass a class or function "
+                    "(default_factory=list), or default= for a value"
+                )
             default = _python_default(info)
             if default is not _NO_DEFAULT:
                 schema["default"] = default
@@ -209,7 +220,14 @@ class SchemaBuilder:
             _condition_list(info.annotation, schema)
         except (MarkerUsageError, SchemaError) as exc:
             place = source_of(owner) if docs is EMPTY else (docs_path(owner), docs.line)
-            raise MarkerError(f"{where}: {exc}", SourceLocation(*place)) from None
+            raise MarkerError(f"{where}: {exc}", SourceLocation(*place)) from exc.__cause__
+        except PyopError:
+            raise
+        except Exception as exc:  # the user's types, defaults and validators may raise anything: name the field
+            place = source_of(owner) if docs is EMPTY else (docs_path(owner), docs.line)
+            raise MarkerError(
+                f"{where}: {describe_exception(exc)} {DEBUG_HINT}", SourceLocation(*place)
+            ) from exc
         return schema, _is_required(info, docs, required_by_default)
 
     def _field_type_schema(self, info: FieldInfo, where: str, allow_any: bool) -> tuple[Schema, list[Any]]:
@@ -448,6 +466,46 @@ def _condition_list(annotation: Any, schema: Schema) -> None:
         schema.setdefault("x-kubernetes-list-map-keys", ["type"])
 
 
+def _undefined_name(cls: type, name: str) -> MarkerError:
+    """An annotation naming something the module does not define (`x: Any` without importing Any), at the
+    field that uses it, with the import that would define it where the name is a well-known one."""
+    where, line = source_of(cls)
+    field = _field_using(cls, name)
+    if field is not None:
+        owner, field_name, field_line = field
+        where, line = docs_path(owner), field_line or line
+        subject = f"field {owner.__name__}.{field_name}"
+    else:
+        subject = f"class {cls.__name__}"
+    known = _known_names().get(name)
+    fix = f"add `from {known} import {name}`" if known else f"import or define {name} in {where}"
+    return MarkerError(f"{subject}: name {name!r} is not defined; {fix}", SourceLocation(where, line))
+
+
+def _field_using(cls: type, name: str) -> tuple[type, str, int] | None:
+    """The first field (of the class or a base) whose annotation mentions `name`, and the line it is on."""
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    for klass in cls.__mro__:
+        for field_name, annotation in getattr(klass, "__annotations__", {}).items():
+            text = annotation if isinstance(annotation, str) else repr(annotation)
+            if word.search(text):
+                return klass, field_name, field_docs_of(klass, field_name).line
+    return None
+
+
+@functools.cache
+def _known_names() -> dict[str, str]:
+    """Names models commonly use, and the module to import each from (typing's, datetime's, pyop's)."""
+    import pyop.api
+    from pyop.api.builtin_types import BUILTIN_TYPE_ALIASES
+
+    names = {name: "typing" for name in typing.__all__}
+    names.update({"Field": "pydantic", "datetime": "datetime", "timedelta": "datetime", "Decimal": "decimal"})
+    names.update(dict.fromkeys(BUILTIN_TYPE_ALIASES, "pyop.api.builtin_types"))
+    names.update(dict.fromkeys(pyop.api.__all__, "pyop.api"))
+    return names
+
+
 # -- defaults and requiredness ----------------------------------------------------------------------------------------
 
 _NO_DEFAULT = object()
@@ -471,14 +529,46 @@ def _nested_defaults(info: FieldInfo) -> bool:
 
     That `{}` is what controller-gen users add by hand (`+kubebuilder:default={}`) so that the API server applies
     the nested defaults of an omitted object; pyop adds it where the nested model has defaults to apply.
+
+    Where the factory cannot build a valid object there is no default, as controller-gen writes none for a nested
+    struct: the object must be given. A required field (`size: Int32`, here or in a model a field's own factory
+    builds) is never filled in by the API server either, and it refuses a CRD whose `{}` default fails the
+    nested `required`. Such a factory is not called; one whose validators refuse its defaults means the same.
     """
     factory = info.default_factory
     if not (inspect.isclass(factory) and issubclass(factory, BaseModel)):
         return False
-    known = _defaults_dump_non_empty(factory)
-    if known is not None:
-        return known
-    return bool(factory().model_dump(exclude_none=True))
+    if _needs_arguments(factory, set()):
+        return False
+    try:
+        known = _defaults_dump_non_empty(factory)
+        if known is not None:
+            return known
+        return bool(factory().model_dump(exclude_none=True))
+    except ValidationError:
+        return False
+    except Exception as exc:  # the user's validators, __init__ or model_post_init may raise anything
+        raise SchemaError(
+            f"its default factory {factory.__name__}() raised {describe_exception(exc)}; it must build a valid "
+            f"{factory.__name__} from defaults alone {DEBUG_HINT}"
+        ) from exc
+
+
+def _needs_arguments(cls: type[BaseModel], seen: set[type]) -> bool:
+    """Whether `cls()` is bound to fail: a required field, here or in a nested model a field's default factory
+    builds. A model with an `__init__` of its own may fill fields in itself, so it is not judged here."""
+    if cls in seen:
+        return False
+    seen.add(cls)
+    if cls.__init__ is not BaseModel.__init__:
+        return False
+    for field in cls.model_fields.values():
+        if field.is_required():
+            return True
+        factory = field.default_factory
+        if inspect.isclass(factory) and issubclass(factory, BaseModel) and _needs_arguments(factory, seen):
+            return True
+    return False
 
 
 def _defaults_dump_non_empty(cls: type[BaseModel]) -> bool | None:
