@@ -51,7 +51,7 @@ from pyop.client.kubeconfig import ConfigError, load_config, load_in_cluster_con
 from pyop.client.resources import BUILTIN, APIResource, ResourceInfoLike, register_model, resource_for_model
 from pyop.client.selectors import LabelSelector
 from pyop.client.transport import Transport
-from pyop.client.typed import Client, Scale
+from pyop.client.typed import Client, DataLossWarning, Scale
 
 
 async def connect(
@@ -77,6 +77,7 @@ __all__ = [
     "ClientError",
     "ConfigError",
     "ConflictError",
+    "DataLossWarning",
     "DynamicClient",
     "EventType",
     "ForbiddenError",

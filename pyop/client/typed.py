@@ -1,13 +1,16 @@
 """The typed client: the dynamic client's verbs with pydantic models in and out.
 
 Objects go out as `model_dump(by_alias=True, exclude_none=True, mode="json")` (Go's omitempty) and come back
-through `model_validate`; the resource comes from the model class
-(`pyop.client.resources.resource_for_model`). Nothing else happens here, so typed and dynamic calls behave
-identically.
+through `model_validate`; fields a KubeModel does not declare ride along both ways unchanged; the resource comes
+from the model class (`pyop.client.resources.resource_for_model`). Nothing else happens here, so typed and
+dynamic calls behave identically.
 """
 
 from __future__ import annotations
 
+import typing
+import warnings
+import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypeVar
 
@@ -48,6 +51,46 @@ class Scale(BaseModel):
     metadata: dict[str, Any] = {}
     spec: ScaleSpec = ScaleSpec()
     status: ScaleStatus = ScaleStatus()
+
+
+class DataLossWarning(UserWarning):
+    """A whole-object write of a model class that drops fields it does not declare (pydantic's default
+    `extra="ignore"`): the API server would lose them. Base the model on `pyop.api.KubeModel` (which keeps them),
+    set `extra="allow"`, or write with `create_or_patch`/`patch`, which send only what changed."""
+
+
+_CHECKED: weakref.WeakKeyDictionary[type[BaseModel], bool] = weakref.WeakKeyDictionary()
+
+
+def _drops_unknown_fields(model: type[BaseModel]) -> bool:
+    """Whether `model` or a model nested in its fields ignores undeclared fields; answered once per class."""
+    answer = _CHECKED.get(model)
+    if answer is None:
+        answer = _CHECKED[model] = any(m.model_config.get("extra") != "allow" for m in _models_in(model, set()))
+    return answer
+
+
+def _models_in(annotation: Any, seen: set[type[BaseModel]]) -> set[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation not in seen:
+            seen.add(annotation)
+            for info in annotation.model_fields.values():
+                _models_in(info.annotation, seen)
+        return seen
+    for argument in typing.get_args(annotation):
+        _models_in(argument, seen)
+    return seen
+
+
+def _warn_if_lossy(obj: BaseModel, verb: str) -> None:
+    model = type(obj)
+    if _drops_unknown_fields(model):
+        warnings.warn(
+            f"{verb} of a {model.__name__}: {model.__name__} (or a model in its fields) ignores fields it does not "
+            "declare, and this whole-object write drops them on the server (see DataLossWarning)",
+            DataLossWarning,
+            stacklevel=3,
+        )
 
 
 def dump(obj: BaseModel) -> dict[str, Any]:
@@ -159,6 +202,9 @@ class Client:
         return type(obj).model_validate(data)
 
     async def update(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
+        """PUT the whole object. Fields the model keeps without declaring them (KubeModel's) are written back as
+        read; a model class that drops them gets a `DataLossWarning`."""
+        _warn_if_lossy(obj, "update")
         data = await self.dynamic.update(_resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager)
         return type(obj).model_validate(data)
 
@@ -220,6 +266,7 @@ class Client:
 
     async def update_status(self, obj: M, *, dry_run: bool = False) -> M:
         """Write `obj.status` (the server ignores spec changes here), guarded by resourceVersion."""
+        _warn_if_lossy(obj, "update_status")
         data = await self.dynamic.update_status(_resource_of(obj), dump(obj), dry_run=dry_run)
         return type(obj).model_validate(data)
 
