@@ -19,6 +19,7 @@ import typer.core
 
 from pyop_scaffold import __version__
 from pyop_scaffold.cli.flags import EditFlags, KubebuilderBoolFlags
+from pyop_scaffold.cli.usage import OneLineUsageCommand, OneLineUsageGroup
 from pyop_scaffold.errors import PyopError
 
 app = typer.Typer(
@@ -28,10 +29,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     add_completion=True,
+    cls=OneLineUsageGroup,
 )
-create_app = typer.Typer(help="Scaffold a Kubernetes API or webhook.", no_args_is_help=True, rich_markup_mode=None)
+create_app = typer.Typer(
+    help="Scaffold a Kubernetes API or webhook.", no_args_is_help=True, rich_markup_mode=None, cls=OneLineUsageGroup
+)
 make_app = typer.Typer(
-    help="Generate files from the project's models and markers.", no_args_is_help=True, rich_markup_mode=None
+    help="Generate files from the project's models and markers.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=OneLineUsageGroup,
 )
 app.add_typer(create_app, name="create")
 app.add_typer(make_app, name="make")
@@ -226,6 +233,7 @@ completion_app = typer.Typer(
     help="Print the shell completion script of pyop (Kubebuilder's `completion`).",
     no_args_is_help=True,
     rich_markup_mode=None,
+    cls=OneLineUsageGroup,
 )
 app.add_typer(completion_app, name="completion")
 
@@ -236,25 +244,25 @@ def _completion(shell: str) -> None:
     typer.echo(completion_script(typer.main.get_command(app), shell), nl=False)
 
 
-@completion_app.command("bash")
+@completion_app.command("bash", cls=OneLineUsageCommand)
 def completion_bash() -> None:
     """Bash completion: `source <(pyop completion bash)`, or save it in /etc/bash_completion.d/pyop."""
     _completion("bash")
 
 
-@completion_app.command("zsh")
+@completion_app.command("zsh", cls=OneLineUsageCommand)
 def completion_zsh() -> None:
     """Zsh completion: `source <(pyop completion zsh)`, or save it as _pyop in a folder of your $fpath."""
     _completion("zsh")
 
 
-@completion_app.command("fish")
+@completion_app.command("fish", cls=OneLineUsageCommand)
 def completion_fish() -> None:
     """Fish completion: `pyop completion fish | source`, or save it in ~/.config/fish/completions/pyop.fish."""
     _completion("fish")
 
 
-@completion_app.command("powershell")
+@completion_app.command("powershell", cls=OneLineUsageCommand)
 def completion_powershell() -> None:
     """PowerShell completion: `pyop completion powershell | Out-String | Invoke-Expression`."""
     _completion("powershell")

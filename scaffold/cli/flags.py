@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-import typer.core
 
+from pyop_scaffold.cli.usage import OneLineUsageCommand
 from pyop_scaffold.errors import UsageError
 
 # Go's strconv.ParseBool, which Kubebuilder's `--flag=value` booleans go through.
@@ -32,9 +32,10 @@ def parse_bool_flag(flag: str, value: str | None) -> bool | None:
     raise UsageError(f"invalid {flag} value {value!r}: must be true or false")
 
 
-class KubebuilderBoolFlags(typer.core.TyperCommand):
-    """A command whose boolean flags also take `=true`/`=false`; `optional_value_flags` are string options that a
-    bare flag sets to "true" (tri-state settings, None when not given)."""
+class KubebuilderBoolFlags(OneLineUsageCommand):
+    """A command whose boolean flags also take `=true`/`=false` (and whose usage errors are one line);
+    `optional_value_flags` are string options that a bare flag sets to "true" (tri-state settings, None when not
+    given)."""
 
     optional_value_flags: tuple[str, ...] = ()
 

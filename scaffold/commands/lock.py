@@ -56,7 +56,7 @@ def make_lock(root: Path, options: LockOptions) -> Report:
     root = root.resolve()
     load_project(root)
     platforms = parse_platforms(options.platforms)
-    python_version = _python_version(root, options.python_version)
+    python_version = image_python_version(root, options.python_version)
     requirements = project_dependencies(root)
     current = (root / LOCK_FILE).read_text(encoding="utf-8") if (root / LOCK_FILE).is_file() else None
     if current is not None and lockfile.is_hand_edited(current) and not options.force:
@@ -148,7 +148,7 @@ def project_dependencies(root: Path) -> list[str]:
     return list(dependencies)
 
 
-def _python_version(root: Path, given: str | None) -> str:
+def image_python_version(root: Path, given: str | None) -> str:
     """The image's Python `major.minor`: --python-version, else the Dockerfile's base image tag."""
     if given is not None:
         if not re.fullmatch(r"3\.\d{1,2}", given):

@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,11 @@ SOURCE_DATE_EPOCH = "315532800"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 # Files an installer writes into .dist-info; a wheel does not hold them.
 _INSTALLER_FILES = {"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"}
+# What a checkout holds besides its sources: build outputs, environments, caches.
+_NOT_SOURCES = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "*.egg-info", "__pycache__",
+    ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "node_modules",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -70,9 +76,14 @@ def build_from_checkout(checkout: Path, distribution: str, version: str) -> Self
     """`pip wheel --no-deps` of an editable install's checkout, refused if it builds another version."""
     if not (checkout / "pyproject.toml").is_file():
         raise ProjectError(f"{distribution} is installed editable from {checkout}, which holds no pyproject.toml")
-    with tempfile.TemporaryDirectory(prefix="pyop-wheel-") as out:
+    with tempfile.TemporaryDirectory(prefix="pyop-wheel-") as scratch:
+        # Built from a copy: pip builds a folder in place, and the checkout's build/ and *.egg-info are neither ours
+        # to write nor safe to share with another build running at the same time.
+        source = Path(scratch) / "source"
+        shutil.copytree(checkout, source, symlinks=True, ignore=shutil.ignore_patterns(*_NOT_SOURCES))
+        out = str(Path(scratch) / "out")
         env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
-        command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", out, str(checkout)]
+        command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", out, str(source)]
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if done.returncode != 0:
             raise ProjectError(f"cannot build a wheel of {checkout}: {_last_line(done.stderr)}")

@@ -358,6 +358,22 @@ CASES = [
         ("create", "api", "--group", "crew", "--version", "v1", "--kind", "CAPTAIN", "--plural", "capts", "--force"),
         "invalid kind 'CAPTAIN': kind crew/Captain has the same singular name 'captain'",
     ),
+    # click's own usage errors are one line too (not the usage line, a hint and the message).
+    (
+        "api-missing-kind",
+        "project",
+        ("create", "api", "--group", "crew", "--version", "v1"),
+        "Missing option '--kind'. (see `pyop create api --help`)",
+    ),
+    ("api-unknown-option", "project", ("create", "api", *CAPTAIN, "--bogus"), "No such option: --bogus"),
+    ("unknown-command", "project", ("create", "apis"), "No such command 'apis'."),
+    (
+        "manifests-max-desc-len-not-a-number",
+        "project",
+        ("make", "manifests", "--max-desc-len", "ten"),
+        "Invalid value for '--max-desc-len'",
+    ),
+    ("edit-value-after-space", "project", ("edit", "--namespaced", "yes"), "Got unexpected extra argument(s) (yes)"),
 ]
 
 
