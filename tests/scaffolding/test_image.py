@@ -118,6 +118,45 @@ def run_builder_stage(dockerfile: str, context: Path, fs: Path, env: dict[str, s
             raise AssertionError(f"the test does not model {word} {args}")
 
 
+# --- offline: what a generated project names and sends ---
+
+
+def test_no_generated_file_links_to_or_depends_on_pypis_pyop(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    import tomllib
+
+    from pyop_scaffold import __version__
+
+    project = tmp_path / "op"
+    project.mkdir()
+    assert pyop("init", "--domain", "example.com", cwd=project).exit_code == 0
+    for path in project.rglob("*"):
+        if path.is_file():
+            text = path.read_text()
+            assert "pypi.org/project/pyop/" not in text, path
+            assert not re.search(r"[\"']pyop\s*(?:[<>=~!;\[]|[\"'])", text), path
+    meta = tomllib.loads((project / "pyproject.toml").read_text())["project"]
+    assert meta["dependencies"] == [f"pyop-kit~={__version__}"]
+    assert meta["optional-dependencies"]["dev"][0] == f"pyop-kit[cli,testing]~={__version__}"
+
+
+def test_the_build_context_is_the_lock_the_wheels_and_the_package(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    project = tmp_path / "op"
+    project.mkdir()
+    assert pyop("init", "--domain", "example.com", cwd=project).exit_code == 0
+    (project / "requirements.lock").write_text("")
+    (project / "wheels").mkdir()
+    (project / "wheels" / "pyop_kit-0.1.0-py3-none-any.whl").write_bytes(b"")
+    (project / "op" / "__pycache__").mkdir()
+    (project / "op" / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"")
+    context = build_context(project, tmp_path / "context")
+    sent = sorted(p.relative_to(context).as_posix() for p in context.rglob("*") if p.is_file())
+    assert "requirements.lock" in sent and "wheels/pyop_kit-0.1.0-py3-none-any.whl" in sent and "op/main.py" in sent
+    assert not [p for p in sent if not p.startswith(("op/", "wheels/")) and p != "requirements.lock"]
+    assert not [p for p in sent if "__pycache__" in p]
+    copied = [args for word, args in builder_stage((project / "Dockerfile").read_text()) if word == "COPY"]
+    assert all((context / shlex.split(args)[0]).exists() for args in copied)
+
+
 # --- the image ---
 
 
