@@ -10,7 +10,8 @@ What it guarantees, and how (client-go's `Reflector` semantics, plus a stall det
 - 410 Gone / Expired (on the watch request or as an ERROR event): list again; the sink computes what changed
   while we were away, including deletions (delivered as tombstones).
 - Any other failure (connection refused, 5xx, a watch closed at once with nothing in it): jittered exponential
-  backoff, then resume.
+  backoff, bounded at 1 s, then resume; a productive watch resets the backoff, so an informer is in step again
+  within about a second of the API server answering after a restart or an outage (`pyop.informers.backoff`).
 - A stream that stays silent longer than `stall_timeout` (no event and no bookmark; the server sends bookmarks
   about once a minute) is dropped and reopened: a half-open TCP connection never ends on its own.
 """
@@ -119,6 +120,7 @@ class Reflector:
                 productive = await self._watch()
                 if productive:
                     expiries_in_a_row = 0
+                    self.backoff.reset()  # success: the next failure starts from the shortest delay again
                 else:
                     await self._back_off("watch closed at once without events")
             except GoneError as error:

@@ -121,13 +121,8 @@ class TestAPIServer:
         await self.stop()
 
     async def start(self) -> None:
-        # aiohttp's low-level server: one handler for every path. An Application would add URL
-        # routing and a middleware chain to every request, a fifth of the cost of a small write.
-        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
-        self._runner = web.ServerRunner(server, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
+        await self._listen(0)
+        assert self._runner is not None
         host, port = self._runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"
         self._tempdir = Path(tempfile.mkdtemp(prefix="pyop-test-api-"))
@@ -145,6 +140,30 @@ class TestAPIServer:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
+
+    async def stop_listening(self) -> None:
+        """Fault injection: go away as a restarting API server does. Open watches end, kept-alive connections
+        are closed and new ones refused until `start_listening`; the stored state stays (it lives in etcd)."""
+        if self._runner is None:
+            return
+        for watcher in list(self.operations.watchers):
+            watcher.close()
+        await self._runner.cleanup()
+        self._runner = None
+
+    async def start_listening(self) -> None:
+        """Listen again, on the same address, after `stop_listening` (the kubeconfig stays valid)."""
+        if self._runner is None:
+            await self._listen(int(self.url.rsplit(":", 1)[1]))
+
+    async def _listen(self, port: int) -> None:
+        # aiohttp's low-level server: one handler for every path. An Application would add URL
+        # routing and a middleware chain to every request, a fifth of the cost of a small write.
+        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        runner = web.ServerRunner(server, shutdown_timeout=1.0)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        self._runner = runner
 
     def _make_request(
         self,
@@ -265,6 +284,11 @@ class TestAPIServer:
                     "major": major,
                     "minor": minor,
                     "gitVersion": f"v{major}.{minor}.0-pyop-test",
+                    "gitCommit": "0000000000000000000000000000000000000000",
+                    "gitTreeState": "clean",
+                    "buildDate": "1970-01-01T00:00:00Z",
+                    "goVersion": "go1.23.0",
+                    "compiler": "gc",
                     "platform": "linux/amd64",
                 }
             )
