@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pyop.testing.errors import ApiError
+from pyop.api.paths import path_segment_problems
+from pyop.testing.errors import ApiError, bad_request
 
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
@@ -65,6 +66,12 @@ def parse_path(path: str) -> Target | DiscoveryPath | None:
     plural = rest[0]
     name = rest[1] if len(rest) > 1 else ""
     subresource = rest[2] if len(rest) > 2 else ""
+    for what, segment in (("namespace", namespace), ("resource name", name), ("subresource", subresource)):
+        # The segments arrive percent-decoded: a client that sent `a%25b` or `%2e%2e` is refused here as
+        # pyop's client refuses it before sending (the same check, pyop.api.paths).
+        problems = path_segment_problems(segment) if segment else []
+        if problems:
+            raise bad_request(f"invalid {what} {segment!r}: {'; '.join(problems)}")
     return Target(group, version, plural, namespace, name, subresource)
 
 

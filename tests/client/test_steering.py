@@ -137,3 +137,20 @@ async def test_server_url_credentials_never_reach_a_proxy_request_line(serve) ->
     head = "\n".join(proxy.heads[0])
     assert "s3cret" not in proxy.heads[0][0]
     assert f"Authorization: Basic {base64.b64encode(b'user:s3cret').decode()}" in head
+
+
+async def test_the_test_server_refuses_encoded_steering_segments_with_the_same_check(
+    test_api_server: TestAPIServer,
+) -> None:
+    """A client that percent-encodes what pyop's client refuses (`%25`, `%2e%2e`) gets a 400 from the test server,
+    which applies the same segment check to the decoded path."""
+    import aiohttp
+
+    server = test_api_server
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with aiohttp.ClientSession() as session:
+        for raw in ("a%25b", "%3Fx", "%20"):
+            url = f"{server.url}/api/v1/namespaces/default/configmaps/{raw}"
+            async with session.get(url, headers=headers, skip_auto_headers=()) as response:
+                assert response.status == 400, raw
+                assert "invalid resource name" in (await response.json())["message"]
