@@ -173,3 +173,21 @@ def test_times_are_datetimes_written_as_the_api_server_writes_them() -> None:
 
     event = Event.model_validate({"eventTime": "2024-05-01T10:20:30.000123Z", "reportingController": "x"})
     assert event.to_dict()["eventTime"] == "2024-05-01T10:20:30.000123Z"
+
+
+def test_a_crd_field_of_a_generated_type_embeds_kubernetes_schema_like_the_alias_does() -> None:
+    from pyop.api import KubeModel
+    from pyop.api.builtin_types import PodTemplateSpec as TemplateAlias
+    from pyop.api.k8s.core.v1 import PodTemplateSpec
+    from pyop_scaffold.manifests.builtin import builtin_schema
+    from pyop_scaffold.manifests.crd.schema import SchemaBuilder
+
+    class WithModel(KubeModel):
+        template: PodTemplateSpec
+
+    class WithAlias(KubeModel):
+        template: TemplateAlias
+
+    embedded = SchemaBuilder(builtin_schema).model_schema(WithModel)
+    assert embedded == SchemaBuilder(builtin_schema).model_schema(WithAlias)
+    assert "containers" in embedded["properties"]["template"]["properties"]["spec"]["properties"]
