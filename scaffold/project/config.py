@@ -137,6 +137,10 @@ def check_values(project: Project) -> None:
     names.validate_project_label(project.project_name)
     names.validate_package(project.package)
     names.validate_domain(project.domain)
+    section = (project.model_extra or {}).get("manifests")
+    header_file = section.get("headerFile") if isinstance(section, dict) else None
+    if isinstance(header_file, str):
+        names.validate_project_path(header_file, "manifests.headerFile")
     for entry in project.resources:
         names.validate_dns1123_subdomain(entry.group, "group")
         names.validate_version(entry.version)

@@ -181,6 +181,16 @@ def validate_module_path(path: str, package: str, what: str) -> str:
     return path
 
 
+def validate_project_path(path: str, what: str) -> str:
+    """A file path recorded in PROJECT (manifests.headerFile): relative, and inside the project."""
+    parts = path.replace("\\", "/").split("/")
+    if not path or not path.isprintable() or path.startswith(("/", "~")) or ".." in parts or ":" in parts[0]:
+        raise UsageError(
+            f"invalid {what} {path!r}: must be a relative path inside the project (no leading '/', no '..')"
+        )
+    return path
+
+
 def validate_owner(owner: str) -> str:
     """The owner goes into a comment line of every file's header: one line of printable text."""
     if not owner.isprintable():

@@ -763,6 +763,14 @@ FILE_CASES = [
         "invalid project name 'my-operator\\n'",
     ),
     (
+        "project-header-file-outside",
+        _edit_project_file(
+            "projectName: my-operator", "manifests:\n  headerFile: ../../etc/hostname\nprojectName: my-operator"
+        ),
+        ("make", "manifests"),
+        "invalid manifests.headerFile '../../etc/hostname': must be a relative path inside the project",
+    ),
+    (
         "kubebuilder-go-project",
         _write_project_file(KUBEBUILDER_GO_PROJECT),
         ("create", "api", *OTHER),
