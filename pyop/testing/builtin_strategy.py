@@ -54,15 +54,21 @@ class BuiltinStrategy:
         return name
 
     def decode(
-        self, resource_type: ResourceType, obj: dict[str, Any], field_validation: str, warnings: list[str]
+        self,
+        resource_type: ResourceType,
+        obj: dict[str, Any],
+        field_validation: str,
+        warnings: list[str],
+        old: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The object as the API server would hold it after decoding and defaulting (a new object when anything
-        changed; `obj` and what it shares are left alone)."""
+        changed; `obj` and what it shares are left alone). `old`: the stored object an update started from; the
+        parts `obj` shares with it are decoded and defaulted already and are not walked again."""
         definition = self.definition(resource_type)
         if not definition:
             return obj
         try:
-            result = self._decoder.decode(obj, definition)
+            result = self._decoder.decode(obj, definition, old)
         except DecodeError as error:
             raise self._cannot_handle(resource_type, str(error)) from None
         if result.unknown:
@@ -70,7 +76,7 @@ class BuiltinStrategy:
                 raise self._cannot_handle(resource_type, strict_error_text(result.unknown))
             if field_validation == "Warn":
                 warnings.extend(unknown_field_warning(path) for path in result.unknown)
-        return defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj)
+        return defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj, old)
 
     def _cannot_handle(self, resource_type: ResourceType, detail: str) -> ApiError:
         kind, version = resource_type.kind, resource_type.version

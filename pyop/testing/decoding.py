@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pyop.api.definitions import Definitions, load_definitions, reference_target
-from pyop.api.quantity import QuantityError, canonical_quantity
+from pyop.api.quantity import QUANTITY_FORMAT_ERROR, QuantityError, canonical_quantity
 
 QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
@@ -43,81 +43,172 @@ class DecodeResult:
     unknown: list[str] = field(default_factory=list)  # `spec.foo`, `spec.containers[0].bar`, in document order
 
 
+# Node kinds.
+STRUCT, MAP, LIST, STRING, BYTES, INTEGER, NUMBER, BOOLEAN, QUANTITY_KIND, INT_OR_STRING_KIND, ANY = range(11)
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """One schema node compiled for decoding: what JSON it takes and what Go type it is (for messages)."""
+
+    kind: int
+    go_type: str
+    struct_name: str = ""  # STRUCT: the Go struct's name (the decoder's messages name the innermost struct)
+    fields: dict[str, Node] = field(default_factory=dict)  # STRUCT
+    required: frozenset[str] = frozenset()  # STRUCT: fields encoded even when empty (no omitempty)
+    item: Node | None = None  # MAP values, LIST items
+    omits_empty: bool = False  # MAP and LIST: an empty value is not encoded
+
+
+class _MapKey(str):
+    """A map key in a path (Go's field stack skips map keys; the reported path keeps them)."""
+
+
 class TypeDecoder:
-    """Decodes values against one Kubernetes version's definitions (definitions resolved once, lazily)."""
+    """Decodes values against one Kubernetes version's definitions, compiled once per definition, lazily."""
 
     def __init__(self, definitions: Definitions) -> None:
         self._definitions = definitions
-        self._resolved: dict[str, Mapping[str, Any]] = {}
+        self._compiled: dict[str, Node] = {}
 
-    def decode(self, obj: dict[str, Any], definition: str) -> DecodeResult:
+    def decode(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
+        """`old`: the stored object the request was made from; subtrees it shares with `obj` were decoded when
+        they were stored and are not walked again."""
         unknown: list[str] = []
-        decoded = self._value(obj, {"$ref": "#/$defs/" + definition}, "", (definition.rsplit(".", 1)[-1], ""), unknown)
+        node = self._node_for(definition)
+        decoded = self._value(obj, old, node, node.struct_name, [], unknown)
         return DecodeResult(decoded, unknown)
 
-    def _resolve(self, schema: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
-        ref = schema.get("$ref")
-        if ref is None:
-            return schema, ""
-        name = reference_target(ref)
-        return self._definitions[name], name
+    # --- compilation ------------------------------------------------------------------------------------
 
-    def _value(self, value: Any, schema: Mapping[str, Any], path: str, go: tuple[str, str], unknown: list[str]) -> Any:
-        """`go`: (innermost struct name, JSON field path without list indexes), for the Go decoder's messages."""
-        schema, name = self._resolve(schema)
-        if name == QUANTITY:
-            return _quantity(value)
-        if name == INT_OR_STRING:
-            if isinstance(value, bool) or not isinstance(value, (str, int)):
-                raise DecodeError(_type_error(value, go, "intstr.IntOrString"))
-            return value
+    def _node_for(self, definition: str) -> Node:
+        node = self._compiled.get(definition)
+        if node is None:
+            schema = self._definitions[definition]
+            if definition == QUANTITY:
+                node = Node(QUANTITY_KIND, "resource.Quantity")
+            elif definition == INT_OR_STRING:
+                node = Node(INT_OR_STRING_KIND, "intstr.IntOrString")
+            elif "properties" in schema:
+                node = Node(STRUCT, _go_type_name(definition), struct_name=definition.rsplit(".", 1)[-1])
+                self._compiled[definition] = node  # before the fields: definitions may be recursive
+                node.required = frozenset(schema.get("required") or ())
+                node.fields = {key: self._compile(child) for key, child in schema["properties"].items()}
+                return node
+            else:
+                node = self._compile(schema)
+            self._compiled[definition] = node
+        return node
+
+    def _compile(self, schema: Mapping[str, Any]) -> Node:
+        ref = schema.get("$ref")
+        if ref is not None:
+            return self._node_for(reference_target(ref))
         if "properties" in schema:
-            if not isinstance(value, dict):
-                raise DecodeError(_type_error(value, go, _go_type_name(name) if name else "struct"))
-            return self._struct(value, schema, path, (name.rsplit(".", 1)[-1] if name else go[0], go[1]), unknown)
+            return Node(
+                STRUCT,
+                "struct",
+                struct_name="",
+                fields={key: self._compile(child) for key, child in schema["properties"].items()},
+                required=frozenset(schema.get("required") or ()),
+            )
         types = _types(schema)
         if "object" in types or "additionalProperties" in schema:
             additional = schema.get("additionalProperties")
-            if not isinstance(value, dict):
-                raise DecodeError(_type_error(value, go, _go_type(schema, self)))
             if not isinstance(additional, Mapping):
-                return value  # free-form (RawExtension, FieldsV1, JSON): kept as sent
-            return self._map(value, additional, path, go, unknown)
+                return Node(ANY, "map[string]interface {}")  # free-form (RawExtension, FieldsV1, JSON): kept
+            item = self._compile(additional)
+            return Node(MAP, f"map[string]{item.go_type}", item=item, omits_empty=True)
         if "array" in types:
-            if not isinstance(value, list):
-                raise DecodeError(_type_error(value, go, _go_type(schema, self)))
             items = schema.get("items")
             if not isinstance(items, Mapping):
-                return value
-            return self._list(value, items, path, go, unknown)
-        return _scalar(value, schema, go)
+                return Node(ANY, "[]interface {}")
+            item = self._compile(items)
+            return Node(LIST, f"[]{item.go_type}", item=item, omits_empty=True)
+        if "string" in types:
+            return Node(BYTES, "[]uint8") if schema.get("format") == "byte" else Node(STRING, "string")
+        if "integer" in types:
+            return Node(INTEGER, "int64" if schema.get("format") == "int64" else "int32")
+        if "number" in types:
+            return Node(NUMBER, "float64")
+        if "boolean" in types:
+            return Node(BOOLEAN, "bool")
+        return Node(ANY, "interface {}")
 
-    def _omits(self, schema: Mapping[str, Any]) -> bool:
-        """Typed maps and lists are omitted when empty; structs (`securityContext: {}`) and free-form objects stay."""
-        resolved, _ = self._resolve(schema)
-        if "properties" in resolved:
-            return False
-        return "items" in resolved or isinstance(resolved.get("additionalProperties"), Mapping)
+    # --- decoding ---------------------------------------------------------------------------------------
+
+    def _value(self, value: Any, old: Any, node: Node, struct_name: str, trail: list[Any], unknown: list[str]) -> Any:
+        """`trail`: the path so far (keys, list indexes, map keys), formatted only for messages."""
+        if value is old:
+            return value
+        kind = node.kind
+        if kind == STRUCT:
+            if not isinstance(value, dict):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return self._struct(value, old if isinstance(old, dict) else None, node, struct_name, trail, unknown)
+        if kind == MAP:
+            if not isinstance(value, dict):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return self._map(value, old if isinstance(old, dict) else None, node, struct_name, trail, unknown)
+        if kind == LIST:
+            if not isinstance(value, list):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return self._list(value, old if isinstance(old, list) else None, node, struct_name, trail, unknown)
+        if kind == STRING:
+            if not isinstance(value, str):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return value
+        if kind == INTEGER:
+            if isinstance(value, bool) or not isinstance(value, int):
+                if isinstance(value, float) and value.is_integer():
+                    return int(value)
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return value
+        if kind == QUANTITY_KIND:
+            return _quantity(value)
+        if kind == BOOLEAN:
+            if not isinstance(value, bool):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return value
+        if kind == BYTES:
+            if not isinstance(value, str):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            _check_base64(value)
+            return value
+        if kind == INT_OR_STRING_KIND:
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return value
+        if kind == NUMBER:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise DecodeError(_type_error(value, struct_name, trail, node.go_type))
+            return value
+        return value  # ANY
 
     def _struct(
-        self, value: dict[str, Any], schema: Mapping[str, Any], path: str, go: tuple[str, str], unknown: list[str]
+        self,
+        value: dict[str, Any],
+        old: dict[str, Any] | None,
+        node: Node,
+        parent_struct: str,
+        trail: list[Any],
+        unknown: list[str],
     ) -> dict[str, Any]:
-        properties: Mapping[str, Any] = schema["properties"]
-        required = schema.get("required") or ()
+        fields = node.fields
+        struct_name = node.struct_name or parent_struct
         result: dict[str, Any] | None = None
         for index, (key, item) in enumerate(value.items()):
-            child_schema = properties.get(key)
-            child_path = f"{path}.{key}" if path else key
-            if child_schema is None or item is None:
-                if child_schema is None:
-                    unknown.append(child_path)
+            child = fields.get(key)
+            if child is None or item is None:
+                if child is None:
+                    unknown.append(_format_path([*trail, key]))
                 if result is None:
                     result = _prefix(value, index)
                 continue
-            go_field = f"{go[1]}.{key}" if go[1] else key
-            new_item = self._value(item, child_schema, child_path, (go[0], go_field), unknown)
-            empty = not new_item and isinstance(new_item, (dict, list))
-            if empty and key not in required and self._omits(child_schema):
+            trail.append(key)
+            new_item = self._value(item, old.get(key) if old is not None else None, child, struct_name, trail, unknown)
+            trail.pop()
+            if child.omits_empty and not new_item and key not in node.required:
                 # `omitempty`: an empty map or list is not encoded (`labels: {}` reads back without labels).
                 if result is None:
                     result = _prefix(value, index)
@@ -130,14 +221,25 @@ class TypeDecoder:
         return value if result is None else result
 
     def _map(
-        self, value: dict[str, Any], schema: Mapping[str, Any], path: str, go: tuple[str, str], unknown: list[str]
+        self,
+        value: dict[str, Any],
+        old: dict[str, Any] | None,
+        node: Node,
+        struct_name: str,
+        trail: list[Any],
+        unknown: list[str],
     ) -> dict[str, Any]:
+        item_node = node.item
+        assert item_node is not None
         result: dict[str, Any] | None = None
         for index, (key, item) in enumerate(value.items()):
             if item is None:
-                new_item: Any = "" if _types(self._resolve(schema)[0]) == {"string"} else item
+                new_item: Any = "" if item_node.kind == STRING else item
             else:
-                new_item = self._value(item, schema, f"{path}.{key}" if path else key, go, unknown)
+                trail.append(_MapKey(key))
+                old_item = old.get(key) if old is not None else None
+                new_item = self._value(item, old_item, item_node, struct_name, trail, unknown)
+                trail.pop()
             if result is not None:
                 result[key] = new_item
             elif new_item is not item:
@@ -146,16 +248,46 @@ class TypeDecoder:
         return value if result is None else result
 
     def _list(
-        self, value: list[Any], schema: Mapping[str, Any], path: str, go: tuple[str, str], unknown: list[str]
+        self,
+        value: list[Any],
+        old: list[Any] | None,
+        node: Node,
+        struct_name: str,
+        trail: list[Any],
+        unknown: list[str],
     ) -> list[Any]:
+        item_node = node.item
+        assert item_node is not None
         result: list[Any] | None = None
         for index, item in enumerate(value):
-            new_item = item if item is None else self._value(item, schema, f"{path}[{index}]", go, unknown)
+            if item is None:
+                new_item = item
+            else:
+                trail.append(index)
+                old_item = old[index] if old is not None and index < len(old) else None
+                new_item = self._value(item, old_item, item_node, struct_name, trail, unknown)
+                trail.pop()
             if result is not None:
                 result.append(new_item)
             elif new_item is not item:
                 result = [*value[:index], new_item]
         return value if result is None else result
+
+
+def _format_path(trail: list[Any]) -> str:
+    """`spec.containers[0].foo` (the unknown-field path kube-apiserver reports)."""
+    text = ""
+    for part in trail:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else str(part)
+    return text
+
+
+def _go_field_path(trail: list[Any]) -> str:
+    """The Go decoder's field stack: struct fields only (no list indexes, no map keys)."""
+    return ".".join(part for part in trail if isinstance(part, str) and not isinstance(part, _MapKey))
 
 
 def _prefix(value: dict[str, Any], count: int) -> dict[str, Any]:
@@ -186,11 +318,12 @@ def _json_type(value: Any) -> str:
     return "null"
 
 
-def _type_error(value: Any, go: tuple[str, str], go_type: str) -> str:
+def _type_error(value: Any, struct_name: str, trail: list[Any], go_type: str) -> str:
     json_type = _json_type(value)
     if json_type == "number" and go_type.startswith("int"):
         json_type = f"number {value!r}"
-    return f"json: cannot unmarshal {json_type} into Go struct field {go[0]}.{go[1]} of type {go_type}"
+    go_field = f"{struct_name}.{_go_field_path(trail)}"
+    return f"json: cannot unmarshal {json_type} into Go struct field {go_field} of type {go_type}"
 
 
 def _go_type_name(definition: str) -> str:
@@ -199,67 +332,19 @@ def _go_type_name(definition: str) -> str:
     return ".".join(parts[-2:])
 
 
-def _go_type(schema: Mapping[str, Any], decoder: TypeDecoder) -> str:
-    ref = schema.get("$ref")
-    if ref is not None:
-        name = reference_target(ref)
-        if name == QUANTITY:
-            return "resource.Quantity"
-        resolved = decoder._definitions[name]
-        return _go_type_name(name) if "properties" in resolved else _go_type(resolved, decoder)
-    types = _types(schema)
-    if "array" in types:
-        items = schema.get("items")
-        return "[]" + (_go_type(items, decoder) if isinstance(items, Mapping) else "interface {}")
-    if "object" in types or "additionalProperties" in schema:
-        additional = schema.get("additionalProperties")
-        inner = _go_type(additional, decoder) if isinstance(additional, Mapping) else "interface {}"
-        return f"map[string]{inner}"
-    if "string" in types:
-        return "[]uint8" if schema.get("format") == "byte" else "string"
-    if "integer" in types:
-        return "int64" if schema.get("format") == "int64" else "int32"
-    if "number" in types:
-        return "float64"
-    if "boolean" in types:
-        return "bool"
-    return "interface {}"
-
-
-def _scalar(value: Any, schema: Mapping[str, Any], go: tuple[str, str]) -> Any:
-    types = _types(schema)
-    if not types:
-        return value
-    if "string" in types:
-        if not isinstance(value, str):
-            raise DecodeError(_type_error(value, go, "[]uint8" if schema.get("format") == "byte" else "string"))
-        if schema.get("format") == "byte":
-            _check_base64(value)
-        return value
-    if "integer" in types:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise DecodeError(_type_error(value, go, "int64" if schema.get("format") == "int64" else "int32"))
-        return value
-    if "number" in types:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DecodeError(_type_error(value, go, "float64"))
-        return value
-    if "boolean" in types:
-        if not isinstance(value, bool):
-            raise DecodeError(_type_error(value, go, "bool"))
-        return value
-    return value
-
-
 def _quantity(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise DecodeError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        raise DecodeError(QUANTITY_FORMAT_ERROR)
     try:
-        return canonical_quantity(value)
+        return _canonical_quantity(value)
     except QuantityError as error:
         raise DecodeError(str(error)) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_quantity(value: str | int | float) -> str:
+    # Objects repeat the same few quantities (`500m`, `128Mi`): parsing each once is a tenth of a decode.
+    return canonical_quantity(value)
 
 
 def _check_base64(text: str) -> None:

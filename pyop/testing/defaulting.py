@@ -9,18 +9,19 @@ the generated zz_generated.defaults.go that says which nested types get defaulte
 by default in that release. Registry-side defaults that need server state (a Service's cluster IP, a Job's selector,
 which use the object's uid) are in `registry_defaults`, which the registry calls at create.
 
-Every function mutates the object it is given; `apply_defaults` hands it a private copy of whatever it changes.
+Every function mutates the object it is given, and writes nothing into a part that is already defaulted (so
+`apply_defaults` can leave the parts an update shares with the stored object uncopied).
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import itertools
 from collections.abc import Callable
 from typing import Any, Final
 
 from pyop.api.quantity import QuantityError, parse_quantity
-from pyop.testing.patch import clone_json
 
 TERMINATION_MESSAGE_PATH: Final = "/dev/termination-log"
 DEFAULT_SCHEDULER: Final = "default-scheduler"
@@ -83,10 +84,17 @@ def round_up_resource_list(resources: Any) -> None:
     if not isinstance(resources, dict):
         return
     for key, value in list(resources.items()):
-        try:
-            resources[key] = parse_quantity(value).round_up(-3).canonical()
-        except (QuantityError, TypeError):
-            continue  # the decoder reports malformed quantities
+        rounded = _rounded_to_milli(value)
+        if rounded is not None and rounded != value:
+            resources[key] = rounded
+
+
+@functools.lru_cache(maxsize=4096)
+def _rounded_to_milli(value: Any) -> str | None:
+    try:
+        return parse_quantity(value).round_up(-3).canonical()
+    except (QuantityError, TypeError):
+        return None  # the decoder reports malformed quantities
 
 
 def _container(container: Any) -> None:
@@ -253,8 +261,8 @@ def service(obj: Obj) -> None:
         return
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
-    if spec["sessionAffinity"] == "None":
-        spec.pop("sessionAffinityConfig", None)
+    if spec["sessionAffinity"] == "None" and "sessionAffinityConfig" in spec:
+        del spec["sessionAffinityConfig"]
     elif spec["sessionAffinity"] == "ClientIP":
         client_ip = ((spec.get("sessionAffinityConfig") or {}).get("clientIP")) or {}
         if client_ip.get("timeoutSeconds") is None:
@@ -288,9 +296,9 @@ def secret(obj: Obj) -> None:
 def namespace(obj: Obj) -> None:
     """SetDefaults_Namespace: the `kubernetes.io/metadata.name` label (only once the name is known)."""
     name = obj["metadata"].get("name")
-    if name:
-        labels = obj["metadata"].get("labels")
-        obj["metadata"]["labels"] = {**(labels or {}), "kubernetes.io/metadata.name": name}
+    labels = obj["metadata"].get("labels") or {}
+    if name and labels.get("kubernetes.io/metadata.name") != name:
+        obj["metadata"]["labels"] = {**labels, "kubernetes.io/metadata.name": name}
 
 
 def endpoints(obj: Obj) -> None:
@@ -360,7 +368,8 @@ def deployment(obj: Obj) -> None:
         strategy["type"] = "RollingUpdate"
     if strategy["type"] == "RollingUpdate":
         rolling = strategy.get("rollingUpdate")
-        rolling = strategy["rollingUpdate"] = dict(rolling) if isinstance(rolling, dict) else {}
+        if not isinstance(rolling, dict):
+            rolling = strategy["rollingUpdate"] = {}
         rolling.setdefault("maxUnavailable", "25%")
         rolling.setdefault("maxSurge", "25%")
     spec.setdefault("revisionHistoryLimit", 10)
@@ -375,7 +384,8 @@ def daemon_set(obj: Obj) -> None:
         strategy["type"] = "RollingUpdate"
     if strategy["type"] == "RollingUpdate":
         rolling = strategy.get("rollingUpdate")
-        rolling = strategy["rollingUpdate"] = dict(rolling) if isinstance(rolling, dict) else {}
+        if not isinstance(rolling, dict):
+            rolling = strategy["rollingUpdate"] = {}
         rolling.setdefault("maxUnavailable", 1)
         rolling.setdefault("maxSurge", 0)
     spec.setdefault("revisionHistoryLimit", 10)
@@ -487,15 +497,31 @@ DEFAULTERS: Final[dict[tuple[str, str], Callable[[Obj], None]]] = {
 when the object is encoded, so it is invisible to clients."""
 
 
-def apply_defaults(group: str, kind: str, obj: Obj) -> Obj:
-    """`obj` with its kind's defaults: a new top level over a private copy of what defaulting may touch (`obj` and
-    anything it shares with stored objects is left alone), or `obj` itself for kinds without defaulters."""
+def apply_defaults(group: str, kind: str, obj: Obj, old: Obj | None = None) -> Obj:
+    """`obj` with its kind's defaults, or `obj` itself for kinds without defaulters. `obj` is left alone: the result
+    is a copy of every part of it that is not shared with `old` (the stored object an update started from, already
+    defaulted, where the defaulters write nothing); shared parts stay shared."""
     defaulter = DEFAULTERS.get((group, kind))
     if defaulter is None:
         return obj
-    copy = {key: clone_json(value) if key not in ("apiVersion", "kind") else value for key, value in obj.items()}
+    copy = _unshared_copy(obj, old)
     defaulter(copy)
     return copy
+
+
+def _unshared_copy(value: Any, old: Any) -> Any:
+    if value is old:
+        return value
+    if isinstance(value, dict):
+        old_map = old if isinstance(old, dict) else None
+        return {key: _unshared_copy(item, old_map.get(key) if old_map else None) for key, item in value.items()}
+    if isinstance(value, list):
+        old_list = old if isinstance(old, list) else None
+        return [
+            _unshared_copy(item, old_list[index] if old_list and index < len(old_list) else None)
+            for index, item in enumerate(value)
+        ]
+    return value
 
 
 # --- registry defaults at create (server state: allocated IPs and ports, the object's uid) ------------------

@@ -491,12 +491,16 @@ class Operations:
         )
 
     def _decode_builtin(
-        self, resource_type: ResourceType, obj: dict[str, Any], options: WriteOptions
+        self,
+        resource_type: ResourceType,
+        obj: dict[str, Any],
+        options: WriteOptions,
+        current: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A built-in object decoded into its type and defaulted, as on every write to kube-apiserver."""
         if resource_type.custom:
             return obj
-        return self.builtin.decode(resource_type, obj, options.field_validation, options.warnings)
+        return self.builtin.decode(resource_type, obj, options.field_validation, options.warnings, current)
 
     def _registry_defaults(self, resource_type: ResourceType, obj: dict[str, Any]) -> None:
         """Defaults that need server state or the new uid: service IPs and ports, a Job's selector."""
@@ -690,7 +694,7 @@ class Operations:
             and not kinds.exempt_from_admission(resource_type)
         )
         if admitted and subresource != "scale":
-            new = self._decode_builtin(resource_type, new, options)
+            new = self._decode_builtin(resource_type, new, options, current)
         if admitting:
             namespace = current["metadata"].get("namespace", "")
             new = self._decode(resource_type, new, options)
