@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pyop.api.paths import path_segment_problems
 from pyop.client.errors import NoKindMatchError, NotFoundError
 from pyop.client.resources import BUILTIN, APIResource, split_api_version
 from pyop.client.transport import Transport
@@ -71,7 +72,8 @@ class RESTMapper:
             if not force and api_version in self._by_group_version:
                 return self._by_group_version[api_version]
             group, version = split_api_version(api_version)
-            if not version:
+            if not version or path_segment_problems(version) or (group and path_segment_problems(group)):
+                # `a/../../x/v1` would otherwise address another path: refused before any request.
                 raise NoKindMatchError(f"malformed apiVersion {api_version!r}")
             path = f"/apis/{group}/{version}" if group else f"/api/{version}"
             self.fetch_count += 1

@@ -154,3 +154,18 @@ async def test_the_test_server_refuses_encoded_steering_segments_with_the_same_c
             async with session.get(url, headers=headers, skip_auto_headers=()) as response:
                 assert response.status == 400, raw
                 assert "invalid resource name" in (await response.json())["message"]
+
+
+@pytest.mark.parametrize("api_version", ["../../api/v1", "a/../b/v1", "example.com/v1?x=1", "g/%2e%2e"])
+async def test_a_steering_api_version_is_refused_before_discovery(
+    test_api_server: TestAPIServer, api_version: str
+) -> None:
+    from pyop.client import NoKindMatchError
+
+    server = test_api_server
+    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+        dynamic = DynamicClient(transport)
+        server.reset_requests()
+        with pytest.raises(NoKindMatchError, match="malformed apiVersion"):
+            await dynamic.resource(api_version, "Secret")
+        assert server.requests == []
