@@ -66,8 +66,10 @@ def _rfc3339_micros(value: datetime) -> str:
 
 # Scalars with a special wire form ------------------------------------------------------------------------------
 
-Quantity: TypeAlias = Annotated[str | int, BuiltinType("io.k8s.apimachinery.pkg.api.resource.Quantity")]
-"""A resource quantity such as `"500m"`, `"1Gi"` or `2` (kept as given; the CRD checks the syntax)."""
+Quantity: TypeAlias = Annotated[str | int | float, BuiltinType("io.k8s.apimachinery.pkg.api.resource.Quantity")]
+"""A resource quantity such as `"500m"`, `"1Gi"`, `2` or `0.5` (kept as given; the CRD checks the syntax; the API
+server writes quantities back as canonical strings). A JSON number is a valid Quantity (`cpu: 0.5` in YAML), so
+a model must accept one rather than fail on an object the API server accepted."""
 
 IntOrString: TypeAlias = Annotated[int | str, BuiltinType("io.k8s.apimachinery.pkg.util.intstr.IntOrString")]
 """A port number or name, a count or a percentage: `8080`, `"http"`, `"25%"`."""

@@ -34,7 +34,7 @@ _json = st.recursive(
 _moments = st.datetimes(datetime(1990, 1, 1), datetime(2090, 1, 1), timezones=st.just(UTC))
 _times = _moments.map(lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%SZ"))
 _micro_times = _moments.map(lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
-_quantities = st.sampled_from(["1", "500m", "1Gi", "128974848", "2.5", "1e3", "100Ki"])
+_quantities = st.sampled_from(["1", "500m", "1Gi", "128974848", "2.5", "1e3", "100Ki", 2, 0.5])
 
 # Values, not objects: their wire forms.
 SPECIAL: Mapping[str, st.SearchStrategy[Any]] = {
@@ -95,9 +95,17 @@ def value_of(schema: Mapping[str, Any], depth: int) -> st.SearchStrategy[Any]:
     return _json
 
 
+def _shallow_ref(prop: Mapping[str, Any], depth: int) -> bool:
+    """A required reference drawn at this depth: always for values (Time), for objects until MAX_DEPTH (some
+    definitions require themselves through a chain of references)."""
+    ref = prop.get("$ref")
+    return isinstance(ref, str) and (reference_target(ref) in SPECIAL or depth < MAX_DEPTH)
+
+
 @functools.cache
 def object_of(definition: str, depth: int = 0) -> st.SearchStrategy[Any]:
-    """A random object of `definition`: its required fields, any subset of the others, and undeclared keys."""
+    """A random object of `definition`: its required fields (the API server always writes them), any subset of the
+    others, and undeclared keys."""
     if definition in SPECIAL:
         return SPECIAL[definition]
     schema = DEFINITIONS[definition]
@@ -106,9 +114,13 @@ def object_of(definition: str, depth: int = 0) -> st.SearchStrategy[Any]:
     must = {
         name: value_of(prop, depth + 1)
         for name, prop in properties.items()
-        if name in required and "null" not in (prop.get("type") or []) and "$ref" not in prop
+        if name in required and ("null" not in (prop.get("type") or []) or _shallow_ref(prop, depth))
     }
-    may = {name: value_of(prop, depth + 1) for name, prop in properties.items() if name not in must}
+    may = {
+        name: value_of(prop, depth + 1)
+        for name, prop in properties.items()
+        if name not in must and (depth < MAX_DEPTH or name == "metadata")
+    }
     gvks = schema.get("x-kubernetes-group-version-kind") or []
     if len(gvks) == 1:
         gvk = gvks[0]
@@ -119,7 +131,7 @@ def object_of(definition: str, depth: int = 0) -> st.SearchStrategy[Any]:
         if "metadata" in may and definition.endswith(gvk["kind"]):
             must["metadata"] = may.pop("metadata")
     if depth >= MAX_DEPTH:
-        may = {}
+        may.pop("metadata", None)
     known = st.fixed_dictionaries(must, optional=may)
     unknown = st.dictionaries(_unknown_keys(properties), _json, max_size=1)
     return st.tuples(known, unknown).map(lambda parts: {**parts[1], **parts[0]})
