@@ -1,15 +1,21 @@
-"""Model base types that generated API modules import: `from pyop.api import Resource, KubeModel, ...`."""
+"""Model base types that generated API modules import: `from pyop.api import Resource, KubeModel, ...`.
+
+Typed models of the built-in Kubernetes kinds live in `pyop.api.k8s` (`from pyop.api.k8s.apps.v1 import
+Deployment`), loaded only when imported.
+"""
 
 from pyop.api.model import (
     Condition,
     GroupVersion,
     KubeModel,
     ListMeta,
+    ManagedFieldsEntry,
     ObjectMeta,
     OwnerReference,
     Resource,
     ResourceInfo,
     ResourceList,
+    wire_aliases,
 )
 from pyop.api.naming import default_plural, pluralize
 from pyop.api.types import Int32, Int64, SchemaFormat
@@ -21,6 +27,7 @@ __all__ = [
     "Int64",
     "KubeModel",
     "ListMeta",
+    "ManagedFieldsEntry",
     "ObjectMeta",
     "OwnerReference",
     "Resource",
@@ -29,4 +36,5 @@ __all__ = [
     "SchemaFormat",
     "default_plural",
     "pluralize",
+    "wire_aliases",
 ]
