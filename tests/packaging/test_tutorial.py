@@ -53,7 +53,7 @@ def test_the_script_runs_sh_blocks_and_honours_directives() -> None:
     text = script(markdown, "t.md")
     assert "echo one" in text and "kubectl apply" not in text and "prose only" not in text
     assert "cat > a.yaml <<'PYOP_TUTORIAL_EOF'\nk: v\nPYOP_TUTORIAL_EOF" in text
-    with pytest.raises(ValueError, match="t.md:1: unknown tutorial directive 'run twice'"):
+    with pytest.raises(ValueError, match="t.md:2: unknown tutorial directive 'run twice'"):
         script("<!-- tutorial: run twice -->\n```sh\ntrue\n```\n", "t.md")
 
 
