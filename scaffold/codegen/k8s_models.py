@@ -265,6 +265,10 @@ class _Module:
         self.local = {generator.refs[d].name for d in spec.definitions}
         self.imports: dict[tuple[str, str], str] = {}  # (module, name) -> local name
         self.helpers: set[str] = set()
+        # Annotations are evaluated as the class body runs (no `from __future__ import annotations`: pydantic would
+        # compile every string, ~10% of the import); a type of this module not defined yet is named in quotes.
+        self.defined: set[str] = set()
+        self.forward = False
 
     def type_name(self, definition: str) -> str:
         if definition in ALIASES:
@@ -277,6 +281,8 @@ class _Module:
             return self._import(module, name)
         ref = self.generator.refs[definition]
         if definition in self.spec.definitions:
+            if ref.name not in self.defined:
+                self.forward = True
             return ref.name
         module = self.generator.module_of(definition)
         return self._import(module, ref.name)
@@ -335,6 +341,9 @@ class _Module:
             return "dict[str, Any]"
         raise GenerationError(f"{where}: unsupported schema type {kind!r}")
 
+    def _quoted(self, annotation: str) -> str:
+        return f'"{annotation}"' if self.forward else annotation
+
     def render_class(self, definition: str) -> str:
         schema = self.generator.definitions[definition]
         ref = self.generator.refs[definition]
@@ -380,14 +389,15 @@ class _Module:
                 list_types[wire] = prop["x-kubernetes-list-type"]
             if "x-kubernetes-list-map-keys" in prop:
                 map_keys[wire] = tuple(prop["x-kubernetes-list-map-keys"])
+            self.forward = False
             annotation = self.annotation(prop, f"{definition}.{wire}")
             # A root kind requires nothing: `Deployment(metadata=...)` is how create_or_update names its object.
             if root is None and wire in required and not _is_nullable(prop):
-                body.append(f"    {name}: {annotation}\n")
+                body.append(f"    {name}: {self._quoted(annotation)}\n")
             elif annotation == "Any":
                 body.append(f"    {name}: Any = None\n")
             else:
-                body.append(f"    {name}: {annotation} | None = None\n")
+                body.append(f"    {name}: {self._quoted(annotation + ' | None')} = None\n")
             if prop.get("description"):
                 body.append(_docstring(prop["description"], "    "))
         if list_types:
@@ -403,13 +413,17 @@ class _Module:
         return "".join(lines)
 
     def render(self) -> str:
-        classes = "\n\n".join(self.render_class(d) for d in self.spec.definitions)
+        rendered = []
+        for definition in self.spec.definitions:
+            rendered.append(self.render_class(definition))
+            self.defined.add(self.generator.refs[definition].name)
+        classes = "\n\n".join(rendered)
         uses_any = "Any" in self.helpers
         header = _HEADER.format(version=self.generator.version)
         first = self.generator.refs[self.spec.definitions[0]]
         type_names = ", ".join(self.generator.refs[d].name for d in self.spec.definitions)
         doc = _wrap_doc(f'"""{type_names}: see {first.module_package}."""\n')
-        out = [header, doc, "\nfrom __future__ import annotations\n\n"]
+        out = [header, doc, "\n"]
         typing_names = sorted(({"Any"} if uses_any else set()) | ({"ClassVar"} & self.helpers))
         if typing_names:
             out.append(f"from typing import {', '.join(typing_names)}\n\n")
