@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pyop.api.definitions import Definitions, load_definitions, reference_target
+from pyop.api.definitions import Definitions, load_definitions, normalise_version, reference_target
 from pyop.api.quantity import QUANTITY_FORMAT_ERROR, QuantityError, canonical_quantity
 
 QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -67,9 +67,13 @@ class _MapKey(str):
 class TypeDecoder:
     """Decodes values against one Kubernetes version's definitions, compiled once per definition, lazily."""
 
-    def __init__(self, definitions: Definitions) -> None:
+    def __init__(self, definitions: Definitions, *, null_creation_timestamp: bool = False) -> None:
+        """`null_creation_timestamp`: encode an embedded ObjectMeta's zero creationTimestamp as `null` (Kubernetes
+        before v1.33, whose ObjectMeta had no `omitzero`: a Deployment's template reads back with
+        `metadata: {creationTimestamp: null}`)."""
         self._definitions = definitions
         self._compiled: dict[str, Node] = {}
+        self._null_creation_timestamp = null_creation_timestamp
 
     def decode(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
         """`old`: the stored object the request was made from; subtrees it shares with `obj` were decoded when
@@ -218,6 +222,12 @@ class TypeDecoder:
             elif new_item is not item:
                 result = _prefix(value, index)
                 result[key] = new_item
+        if (
+            self._null_creation_timestamp
+            and struct_name in _ZERO_TIME_HOLDERS
+            and len(trail) > (struct_name == _OBJECT_META)
+        ):
+            result = _with_null_creation_timestamp(result if result is not None else value, struct_name)
         return value if result is None else result
 
     def _map(
@@ -272,6 +282,22 @@ class TypeDecoder:
             elif new_item is not item:
                 result = [*value[:index], new_item]
         return value if result is None else result
+
+
+_OBJECT_META: Final = "ObjectMeta"
+_ZERO_TIME_HOLDERS: Final = frozenset({_OBJECT_META, "PodTemplateSpec", "JobTemplateSpec", "PersistentVolumeClaim"})
+
+
+def _with_null_creation_timestamp(value: dict[str, Any], struct_name: str) -> dict[str, Any]:
+    """An embedded ObjectMeta as pre-1.33 Go encoded it: `creationTimestamp: null`; templates always carry their
+    (value-typed) metadata, so an absent one is `{creationTimestamp: null}` too."""
+    if struct_name == _OBJECT_META:
+        if "creationTimestamp" in value:
+            return value
+        return {**value, "creationTimestamp": None}
+    if "metadata" in value:
+        return value
+    return {**value, "metadata": {"creationTimestamp": None}}
 
 
 def _format_path(trail: list[Any]) -> str:
@@ -361,4 +387,5 @@ def _check_base64(text: str) -> None:
 @functools.cache
 def decoder_for(kubernetes_version: str) -> TypeDecoder:
     """One decoder per Kubernetes version (the definitions are parsed once per process)."""
-    return TypeDecoder(load_definitions(kubernetes_version))
+    major, minor = (int(part) for part in normalise_version(kubernetes_version).split("."))
+    return TypeDecoder(load_definitions(kubernetes_version), null_creation_timestamp=(major, minor) < (1, 33))

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from pyop.testing import TestAPIServer
+from pyop.testing.operations import WriteOptions
 from testing_server.helpers import DEPLOY, Api
 
 NS = "/api/v1/namespaces/default"
@@ -44,8 +46,9 @@ def template(labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any
 
 
 def expected_template(labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    # Before v1.33 an embedded ObjectMeta encodes its zero creationTimestamp as null (kubernetes#130989 dropped it).
     return {
-        "metadata": {"labels": labels or {"app": "x"}},
+        "metadata": {"labels": labels or {"app": "x"}, "creationTimestamp": None},
         "spec": {
             "containers": [defaulted_container("main", "nginx:1.27", "IfNotPresent")],
             **DEFAULTED_POD_SPEC_FIELDS,
@@ -237,7 +240,7 @@ async def test_minimal_job_gets_batch_defaults_and_a_generated_selector(api: Api
         "manualSelector": False,
         "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}},
         "template": {
-            "metadata": {"labels": generated},
+            "metadata": {"labels": generated, "creationTimestamp": None},
             "spec": {
                 "containers": [defaulted_container("c", "busybox:1.36", "IfNotPresent")],
                 **DEFAULTED_POD_SPEC_FIELDS,
@@ -276,7 +279,10 @@ async def test_minimal_cronjob_gets_its_defaults_and_its_pod_template_too(api: A
         "suspend": False,
         "successfulJobsHistoryLimit": 3,
         "failedJobsHistoryLimit": 1,
-        "jobTemplate": {"spec": {"template": expected_template(restartPolicy="OnFailure")}},
+        "jobTemplate": {
+            "metadata": {"creationTimestamp": None},
+            "spec": {"template": expected_template(restartPolicy="OnFailure")},
+        },
     }
 
 
@@ -343,14 +349,10 @@ async def test_configmaps_are_stored_as_sent_and_empty_maps_are_omitted(api: Api
     assert "data" not in empty
 
 
-async def test_server_kubernetes_version_option_selects_the_defaults(api: Api) -> None:
-    from pyop.testing import TestAPIServer
-
+async def test_from_kubernetes_1_33_embedded_metadata_has_no_null_creation_timestamp() -> None:
     async with TestAPIServer(kubernetes_version="1.34") as newer:
-        pods = newer.resources.lookup("", "v1", "pods")
-        from pyop.testing.operations import WriteOptions
-
-        body = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}}
-        created = newer.operations.create(pods, "default", body, WriteOptions(field_manager="t"))
-        assert created["metadata"]["generation"] == 1  # pods have a generation from v1.33
+        deployments = newer.resources.lookup("apps", "v1", "deployments")
+        body = {"metadata": {"name": "d"}, "spec": {"selector": SELECTOR, "template": template()}}
+        created = newer.operations.create(deployments, "default", body, WriteOptions(field_manager="t"))
+        assert created["spec"]["template"]["metadata"] == {"labels": {"app": "x"}}
         assert newer.kubernetes_version == "1.34"
