@@ -19,3 +19,7 @@ class ProjectError(PyopError):
 
 class ConflictError(PyopError):
     """A file pyop would write already exists and may hold the user's work; `--force` overwrites."""
+
+
+class LockedError(ProjectError):
+    """Another pyop command is working on the project (it holds the project lock) and did not finish in time."""

@@ -23,6 +23,7 @@ from pyop_scaffold.project.names import (
     validate_version,
 )
 from pyop_scaffold.render.changeset import ChangeSet, IfExists
+from pyop_scaffold.render.lock import holding_project_lock
 from pyop_scaffold.render.templates import render_template
 
 HELPER_ROLES = ("admin", "editor", "viewer")
@@ -40,6 +41,7 @@ class CreateAPIOptions:
     force: bool = False
 
 
+@holding_project_lock
 def create_api(root: Path, options: CreateAPIOptions) -> Report:
     root = root.resolve()
     group = validate_group(options.group)

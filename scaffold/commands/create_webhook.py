@@ -45,6 +45,7 @@ from pyop_scaffold.project.names import (
     validate_webhook_path,
 )
 from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.lock import holding_project_lock
 from pyop_scaffold.render.templates import render_template
 
 DEFAULT_KUSTOMIZATION = "config/default/kustomization.yaml"
@@ -102,6 +103,7 @@ class CreateWebhookOptions:
     force: bool = False
 
 
+@holding_project_lock
 def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     root = root.resolve()
     group = validate_group(options.group)

@@ -21,6 +21,7 @@ from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, d
 from pyop_scaffold.project.layout import KindLayout
 from pyop_scaffold.project.names import validate_owner
 from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.lock import holding_project_lock
 from pyop_scaffold.render.templates import render_template
 
 MANAGER_FILE = "config/manager/manager.yaml"
@@ -39,6 +40,7 @@ class EditOptions:
     force: bool = False
 
 
+@holding_project_lock
 def edit_project(root: Path, options: EditOptions) -> Report:
     """Apply the settings in `options` to the project in `root`, all or nothing; unchanged settings write nothing."""
     root = root.resolve()

@@ -13,6 +13,7 @@ from pyop_scaffold.errors import ProjectError
 from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project
 from pyop_scaffold.project.names import python_package_name, validate_domain, validate_owner, validate_project_name
 from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.lock import holding_project_lock
 from pyop_scaffold.render.templates import render_template
 
 
@@ -27,6 +28,7 @@ class InitOptions:
     force: bool = False
 
 
+@holding_project_lock
 def init_project(root: Path, options: InitOptions) -> Report:
     """Scaffold a project in `root`; refuses a folder that holds a project, or any files without --force."""
     from pyop_scaffold import __version__

@@ -14,6 +14,7 @@ from pyop_scaffold.errors import PyopError
 from pyop_scaffold.manifests.errors import ManifestError
 from pyop_scaffold.project.config import load_project
 from pyop_scaffold.render.changeset import ChangeSet
+from pyop_scaffold.render.lock import holding_project_lock
 
 CRD_DIR = "config/crd/bases"
 ROLE_FILE = "config/rbac/role.yaml"
@@ -30,6 +31,7 @@ class ManifestOptions:
     header_file: Path | None = None
 
 
+@holding_project_lock
 def make_manifests(root: Path, options: ManifestOptions) -> Report:
     """Generate every manifest in memory, check them all (and the samples, with --check), then write them, or
     nothing at all on any problem."""

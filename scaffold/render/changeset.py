@@ -1,18 +1,22 @@
 """A planned set of file writes applied all or nothing, with pyop's rules about the user's files.
 
 Commands first compute every file they would create or change (in memory), then `ChangeSet.apply` checks for
-conflicts before touching the disk, stages every file next to its target and renames them into place. A failure
-while renaming restores what was there, so a command either completes or leaves the project as it was.
+conflicts before touching the disk and hands the files to the journal (`pyop_scaffold.render.journal`), which
+makes the set of writes atomic across a kill, a power cut or Ctrl-C: a command either completes or leaves the
+project as it was. This is the only way pyop writes into a project (the caches it keeps beside bytecode in
+`__pycache__` are not the project's files).
 """
 
 from __future__ import annotations
 
 import enum
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyop_scaffold.errors import ConflictError
+from pyop_scaffold.project.config import PROJECT_FILE
+from pyop_scaffold.render.journal import Write, write_all
+from pyop_scaffold.render.lock import project_lock
 
 
 class IfExists(enum.Enum):
@@ -94,75 +98,24 @@ class ChangeSet:
         return [p for p in self.planned.values() if p.action in (Action.CREATE, Action.UPDATE, Action.OVERWRITE)]
 
     def apply(self) -> list[PlannedFile]:
-        """Write every planned file, or nothing: conflicts are reported before the disk is touched."""
+        """Write every planned file, or nothing: conflicts are reported before the disk is touched, and the writes
+        go through the journal (PROJECT last), holding the project lock."""
         if self.conflicts:
             names = ", ".join(sorted(self.conflicts))
             raise ConflictError(f"refusing to overwrite existing file(s) {names}: pass --force to overwrite")
-        writes = sorted(self.writes(), key=lambda p: p.path)
-        staged: list[tuple[Path, Path]] = []
-        created_dirs: list[Path] = []
-        try:
-            for planned in writes:
-                target = self.root / planned.path
-                created_dirs.extend(_make_parents(target.parent))
-                temp = target.with_name(f".{target.name}.pyop-tmp")
-                temp.write_bytes(planned.content)
-                _copy_mode(planned.path, target, temp)
-                staged.append((temp, target))
-        except OSError:
-            for temp, _ in staged:
-                temp.unlink(missing_ok=True)
-            _remove_dirs(created_dirs)
-            raise
-        _commit(staged)
+        writes = sorted(self.writes(), key=_commit_order)
+        with project_lock(self.root):  # commands hold it already (from before their first read); re-entrant
+            write_all(self.root, [Write(p.path, p.content, self._mode(p.path)) for p in writes])
         return sorted(self.planned.values(), key=lambda p: p.path)
 
-
-def _make_parents(directory: Path) -> list[Path]:
-    missing = []
-    current = directory
-    while not current.exists():
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        path.mkdir()
-    return missing
+    def _mode(self, path: str) -> int | None:
+        """Keep an existing file's permissions; scripts from templates are executable."""
+        target = self.root / path
+        if target.exists():
+            return target.stat().st_mode & 0o777
+        return 0o755 if path.endswith(".sh") else None
 
 
-def _remove_dirs(directories: list[Path]) -> None:
-    for path in directories:  # deepest first, as _make_parents listed them
-        if path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
-
-
-def _copy_mode(rel_path: str, target: Path, temp: Path) -> None:
-    """Keep an existing file's permissions; scripts from templates stay executable."""
-    if target.exists():
-        os.chmod(temp, target.stat().st_mode & 0o777)
-    elif rel_path.endswith(".sh"):
-        os.chmod(temp, 0o755)
-
-
-def _commit(staged: list[tuple[Path, Path]]) -> None:
-    """Rename staged files into place; on failure put back the originals already replaced."""
-    backups: list[tuple[Path, Path | None]] = []
-    try:
-        for temp, target in staged:
-            backup = None
-            if target.exists():
-                backup = target.with_name(f".{target.name}.pyop-bak")
-                os.replace(target, backup)
-            backups.append((target, backup))
-            os.replace(temp, target)
-    except OSError:
-        for target, backup in reversed(backups):
-            if backup is not None:
-                os.replace(backup, target)
-            else:
-                target.unlink(missing_ok=True)
-        for temp, _ in staged:
-            temp.unlink(missing_ok=True)
-        raise
-    for _, backup in backups:
-        if backup is not None:
-            backup.unlink()
+def _commit_order(planned: PlannedFile) -> tuple[bool, str]:
+    """PROJECT last: it records what was scaffolded, so it must never list what is not written yet."""
+    return (planned.path == PROJECT_FILE, planned.path)
