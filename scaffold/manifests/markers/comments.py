@@ -49,7 +49,18 @@ class DocBlock:
 
 EMPTY = DocBlock()
 
-_Comments = dict[int, tuple[str, ParsedMarker | None]]  # comment lines: {line: (text, its marker or None)}
+
+@dataclass(frozen=True)
+class _Comments:
+    """The comment lines of a module ({line: (text, its marker or None)}) and its blank lines."""
+
+    lines: dict[int, tuple[str, ParsedMarker | None]]
+    blank: frozenset[int]
+    source: list[str]  # every line of the module (python_lines)
+
+    def indent(self, line: int) -> str:
+        text = self.source[line - 1] if 0 < line <= len(self.source) else ""
+        return text[: len(text) - len(text.lstrip(_SPACE))]
 
 
 @dataclass
@@ -106,13 +117,15 @@ def read_source_docs(source: str, path: str, display: str) -> ModuleDocs:
     tree = ast.parse(source, filename=path)
     lines = python_lines(source)
     # Each comment line is parsed once: {line: (text, its marker or None)}.
-    comments = {
-        line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(source, tree).items())
-    }
+    comments = _Comments(
+        {line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(source, tree).items())},
+        frozenset(number for number, text in enumerate(lines, start=1) if not text.strip(_SPACE)),
+        lines,
+    )
     docs = ModuleDocs(display)
     docs.module = _docstring_block(tree.body, display, lines)
     check_placement(docs.module, Target.PACKAGE, "the module docstring")
-    docs.all_markers = tuple(marker for _, marker in comments.values() if marker is not None)
+    docs.all_markers = tuple(marker for _, marker in comments.lines.values() if marker is not None)
     _walk(tree.body, "", comments, display, docs, lines)
     _module_assignments(tree.body, comments, display, docs)
     return docs
@@ -236,19 +249,37 @@ def _attribute_docstring(following: list[ast.stmt]) -> str:
 
 
 def _block_above(line: int, comments: _Comments, path: str) -> DocBlock:
-    """The contiguous comment lines right above `line`: markers, and the other lines as the description."""
-    first = line
-    while first - 1 in comments:
-        first -= 1
+    """The contiguous comment lines right above `line`: markers, and the other lines as the description; plus
+    the markers of the comment group before that one, across one blank line (indented as the statement).
+
+    controller-gen reads markers from both groups, so Kubebuilder's own layout (`// +kubebuilder:object:root=true`,
+    a blank line, `// CronJob is ...`, `type CronJob struct`) keeps its root markers; the description is the
+    closest group's only.
+    """
+    first = _group_start(line, comments)
+    earlier: list[ParsedMarker] = []
+    if first - 1 in comments.blank and first - 2 in comments.lines:
+        start = _group_start(first - 1, comments)
+        # Indented as the statement: a comment left at the end of the class above is not this one's.
+        if all(comments.indent(n) == comments.indent(line) for n in range(start, first - 1)):
+            earlier = [m for n in range(start, first - 1) if (m := comments.lines[n][1])]
     markers = []
     description = []
     for number in range(first, line):
-        text, marker = comments[number]
+        text, marker = comments.lines[number]
         if marker is not None:
             markers.append(marker)
         elif not _is_marker_text(text):
             description.append(_strip_one_space(text))
-    return DocBlock(tuple(markers), _join(description), line)
+    return DocBlock(tuple(earlier + markers), _join(description), line)
+
+
+def _group_start(line: int, comments: _Comments) -> int:
+    """The first line of the contiguous comment lines that end right above `line` (`line` if there are none)."""
+    first = line
+    while first - 1 in comments.lines:
+        first -= 1
+    return first
 
 
 def _docstring_block(body: list[ast.stmt], path: str, lines: list[str]) -> DocBlock:
