@@ -23,6 +23,7 @@ from typing import Any
 
 _PRELUDE = "import time, pydantic, pyop.api\nstart = time.perf_counter()\n"
 VARIANTS: dict[str, str] = {
+    "nothing (baseline)": "pass",
     "Deployment (apps/v1)": "from pyop.api.k8s.apps.v1 import Deployment",
     "Deployment + Service + Job": (
         "from pyop.api.k8s.apps.v1 import Deployment\n"
@@ -36,8 +37,9 @@ VARIANTS: dict[str, str] = {
     ),
 }
 _REPORT = (
-    "\nimport sys\nelapsed = time.perf_counter() - start\n"
-    "print(elapsed, sum(1 for m in sys.modules if m.startswith('pyop.api.k8s.') and '._' in m))\n"
+    "\nimport resource, sys\nelapsed = time.perf_counter() - start\n"
+    "print(elapsed, sum(1 for m in sys.modules if m.startswith('pyop.api.k8s.') and '._' in m),"
+    " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
 )
 
 DEPLOYMENT: dict[str, Any] = {
@@ -114,11 +116,12 @@ DEPLOYMENT: dict[str, Any] = {
 }
 
 
-def import_once(code: str) -> tuple[float, int]:
+def import_once(code: str) -> tuple[float, int, int]:
+    """Seconds to run `code`, type modules it loaded, and the interpreter's peak RSS in KiB."""
     out = subprocess.run(
         [sys.executable, "-c", _PRELUDE + code + _REPORT], capture_output=True, text=True, check=True
     ).stdout.split()
-    return float(out[0]), int(out[1])
+    return float(out[0]), int(out[1]), int(out[2])
 
 
 def per_call(action: Callable[[], object], repeats: int) -> float:
@@ -144,16 +147,20 @@ def main() -> None:
         import_once(code)
     samples: dict[str, list[float]] = {label: [] for label in VARIANTS}
     modules: dict[str, int] = {}
+    rss: dict[str, list[int]] = {label: [] for label in VARIANTS}
     for _ in range(args.runs):
         for label, code in VARIANTS.items():
-            elapsed, count = import_once(code)
+            elapsed, count, peak = import_once(code)
             samples[label].append(elapsed * 1000)
             modules[label] = count
-    print("\nimport time in a fresh interpreter (after pydantic and pyop.api):")
+            rss[label].append(peak)
+    baseline = statistics.median(rss["nothing (baseline)"])
+    print("\nimport time in a fresh interpreter (after pydantic and pyop.api), peak RSS above the baseline:")
     for label, values in samples.items():
+        extra = (statistics.median(rss[label]) - baseline) / 1024
         print(
             f"  {label:<30} median {statistics.median(values):7.1f} ms  min {min(values):7.1f} ms"
-            f"  ({modules[label]} type modules loaded)"
+            f"  {modules[label]:4d} type modules  +{extra:5.1f} MiB"
         )
 
     from pyop.api.k8s.apps.v1 import Deployment
