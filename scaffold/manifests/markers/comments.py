@@ -13,6 +13,7 @@ string would shift every later line and put markers on the wrong field.
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import re
 import sys
@@ -118,7 +119,7 @@ def read_source_docs(source: str, path: str, display: str) -> ModuleDocs:
     lines = python_lines(source)
     # Each comment line is parsed once: {line: (text, its marker or None)}.
     comments = _Comments(
-        {line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(source, tree).items())},
+        {line: (text, _marker(text, display, line)) for line, text in sorted(_comment_lines(lines, tree).items())},
         frozenset(number for number, text in enumerate(lines, start=1) if not text.strip(_SPACE)),
         lines,
     )
@@ -158,17 +159,16 @@ _SPACE = " \t\f"  # what Python's tokenizer skips before a comment
 
 def python_lines(source: str) -> list[str]:
     """The lines of `source` as Python's tokenizer (and the syntax tree's line numbers) count them."""
-    return _LINE_END.split(source)
+    return _LINE_END.split(source) if "\r" in source else source.split("\n")
 
 
-def _comment_lines(source: str, tree: ast.Module) -> dict[int, str]:
+def _comment_lines(lines: list[str], tree: ast.Module) -> dict[int, str]:
     """{line number: comment text} for lines holding nothing but a comment.
 
     A line is a comment line if it starts with `#` and is not inside a multi-line string, which the syntax tree
     tells (Python's tokenizer would too, at three times the cost of the whole rest of reading a module; a test
     checks both agree).
     """
-    lines = python_lines(source)
     candidates = {number: text for number, text in enumerate(lines, start=1) if text.lstrip(_SPACE).startswith("#")}
     if not candidates:
         return {}
@@ -244,7 +244,7 @@ def _attribute_docstring(following: list[ast.stmt]) -> str:
     if following and isinstance(following[0], ast.Expr) and isinstance(following[0].value, ast.Constant):
         value = following[0].value.value
         if isinstance(value, str):
-            return "\n".join(_cleandoc(value.split("\n")))
+            return "\n".join(_cleandoc(value.split("\n"))) if _BREAKS.search(value) else inspect.cleandoc(value)
     return ""
 
 
@@ -295,7 +295,11 @@ def _docstring_block(body: list[ast.stmt], path: str, lines: list[str]) -> DocBl
         marker = _marker(text, path, number)
         if marker is not None:
             markers.append(marker)
-    description = [text for text in _cleandoc([text for _, text in numbered]) if not _is_marker_text(text)]
+    value = first.value.value
+    cleaned = (
+        _cleandoc([text for _, text in numbered]) if _BREAKS.search(value) else inspect.cleandoc(value).split("\n")
+    )
+    description = [text for text in cleaned if not _is_marker_text(text)]
     return DocBlock(tuple(markers), _join(description), first.lineno)
 
 
@@ -377,6 +381,10 @@ def _unescape(piece: str) -> str | None:
                     return None
             return value if isinstance(value, str) else None
     return None
+
+
+# Where str.splitlines (and so inspect.cleandoc) breaks a line but Python does not.
+_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
 def _cleandoc(lines: list[str]) -> list[str]:
