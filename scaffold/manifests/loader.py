@@ -185,14 +185,16 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
 
     problems: list[str] = []
     causes: list[BaseException] = []
+    failed: set[tuple[SourceLocation, str]] = set()
     kinds: list[KindVersion] = []
     for module_name, path in api_module_names(root, package):
         try:
             module = importlib.import_module(module_name)
         except (Exception, SystemExit) as exc:  # the user's code may raise anything while importing, exit too
-            problem = _import_problem(exc, root, path, module_name)
-            if problem not in problems:  # a module imported by the next one fails again in the same place
-                problems.append(problem)
+            where = location_in(exc, root) or SourceLocation(path.relative_to(root).as_posix(), 1)
+            if (where, describe_exception(exc)) not in failed:  # a module importing a failed one fails there too
+                failed.add((where, describe_exception(exc)))
+                problems.append(f"{where}: cannot import {module_name}: {describe_exception(exc)}{_hint(exc)}")
                 causes.append(exc)
             continue
         for value in vars(module).values():
@@ -221,19 +223,10 @@ def load_kinds(root: Path, package: str) -> list[KindVersion]:
     return kinds
 
 
-def _import_problem(exc: BaseException, root: Path, path: Path, module_name: str) -> str:
-    """`file:line: cannot import <module>: <Type>: <message>`, at the project line that raised (or led to) it.
-
-    A failed import leaves nothing to name but the exception, so its text is kept; an exception that is not a
-    plain mistake of the source (a syntax error, a missing name or module) points at the traceback.
-    """
-    where = location_in(exc, root) or SourceLocation(path.relative_to(root).as_posix(), 1)
-    return f"{where}: cannot import {module_name}: {describe_exception(exc)}{_hint(exc)}"
-
-
 def _hint(exc: BaseException) -> str:
     """The pointer to the traceback, for exceptions that are not plain mistakes in the source the line shows
-    (a syntax error, an undefined name, a missing module)."""
+    (a syntax error, an undefined name, a missing module). A failed import is reported as
+    `file:line: cannot import <module>: <Type>: <message>` at the project line that raised or led to it."""
     return "" if isinstance(exc, (SyntaxError, NameError, ImportError)) else f" {DEBUG_HINT}"
 
 

@@ -3,8 +3,8 @@
     # `pyop create webhook --conversion`. The conversion webhook calls these to serve every version of the
     # kind from the one stored in etcd. Both copy the object through its wire form (what the API server
     # stores): each field the versions share, same name and type, comes across as it is. Translate the
-    # others in `data` before it is validated: a field the target lacks is dropped, and a field it
-    # requires must be set.
+    # others in `data` before it is validated: a field the target requires must be set, and one it does not
+    # declare is kept as an undeclared field (the API server prunes it).
 
     def convert_to(self) -> Hub{{ cookiecutter.kind }}:
         """This {{ cookiecutter.spoke_version }} {{ cookiecutter.kind }} as the hub version {{ cookiecutter.version }}."""

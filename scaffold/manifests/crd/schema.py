@@ -225,9 +225,7 @@ class SchemaBuilder:
             raise
         except Exception as exc:  # the user's types, defaults and validators may raise anything: name the field
             place = source_of(owner) if docs is EMPTY else (docs_path(owner), docs.line)
-            raise MarkerError(
-                f"{where}: {describe_exception(exc)} {DEBUG_HINT}", SourceLocation(*place)
-            ) from exc
+            raise MarkerError(f"{where}: {describe_exception(exc)} {DEBUG_HINT}", SourceLocation(*place)) from exc
         return schema, _is_required(info, docs, required_by_default)
 
     def _field_type_schema(self, info: FieldInfo, where: str, allow_any: bool) -> tuple[Schema, list[Any]]:

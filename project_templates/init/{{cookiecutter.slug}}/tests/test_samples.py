@@ -1,11 +1,12 @@
 {{ cookiecutter.license_header }}"""Every sample under config/samples must be a valid object of its API model, kept as written.
 
 What this guarantees, for each sample: the model validates it (types, required fields, pydantic
-constraints), and every field the sample writes comes back unchanged when the object is serialised, as the
-operator would send it to the API server. A field the model does not have (misspelt, or since removed from
-the model) would be dropped silently, so it fails here, naming the field. Fields the sample leaves out may
-come back with their defaults: a sample need not spell out defaults. The CRD's own rules (markers such as
-`+kubebuilder:validation:Minimum`) are checked by `pyop make manifests --check` and by the API server.
+constraints), every field it writes is one the model declares (a misspelt field, or one since removed from
+the model, fails here by name: the model would keep it as an undeclared field and the API server would prune
+it), and every value comes back unchanged when the object is serialised, as the operator would send it to
+the API server. Fields the sample leaves out may come back with their defaults: a sample need not spell out
+defaults. The CRD's own rules (markers such as `+kubebuilder:validation:Minimum`) are checked by
+`pyop make manifests --check` and by the API server.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (PROJECT_ROOT / "config" / "samples").glob("*.yaml") if p.name != "kustomization.yaml")
@@ -51,7 +53,7 @@ def not_kept(written: Any, dumped: Any, path: str = "") -> list[str]:
             return [f"{path or '.'}: {written!r} became {dumped!r}"]
         lost: list[str] = []
         for key, value in written.items():
-            where = f"{path}.{key}" if path else str(key)
+            where = _join(path, str(key))
             if value is None:
                 continue
             if key not in dumped:
@@ -67,11 +69,34 @@ def not_kept(written: Any, dumped: Any, path: str = "") -> list[str]:
     return []
 
 
+def undeclared(obj: Any, path: str = "") -> list[str]:
+    """The paths of fields in `obj` that its models do not declare (they are kept as `model_extra`).
+
+    Kubernetes' own types (ObjectMeta, Condition, ...) are partial models of what the API server sends, so
+    their undeclared fields are fine."""
+    if isinstance(obj, BaseModel):
+        own = getattr(obj, "__k8s_definition__", None) is None
+        found = [_join(path, key) for key in obj.model_extra or {}] if own else []
+        for name, field in type(obj).model_fields.items():
+            found.extend(undeclared(getattr(obj, name), _join(path, field.alias or name)))
+        return found
+    if isinstance(obj, (list, tuple)):
+        return [where for i, item in enumerate(obj) for where in undeclared(item, f"{path}[{i}]")]
+    if isinstance(obj, dict):
+        return [where for key, value in obj.items() for where in undeclared(value, _join(path, key))]
+    return []
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_sample_is_a_valid_object(sample: Path) -> None:
     document = yaml.load(sample.read_text(), Loader=_JSONLoader)
     model = _model_for(document["apiVersion"], document["kind"])
     obj = model.model_validate(document)
     assert obj.metadata.name == document["metadata"]["name"]
-    lost = not_kept(document, obj.to_dict())
+    lost = [f"{where}: not a field of the model" for where in undeclared(obj)]
+    lost = lost or not_kept(document, obj.to_dict())
     assert not lost, f"{sample.name} is not kept as written by {model.__name__}: " + "; ".join(lost)
