@@ -85,12 +85,12 @@ ALIASES: Final[Mapping[str, tuple[str, str | None]]] = {
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray": ("Any", None),
 }
 
-# Definition-name prefixes -> (python package under pyop.api.k8s, whether the version follows in the name).
+# Definition-name prefixes followed by `<group>.<version>.<Type>`; the group's short name is the package name.
 _PREFIXES: Final = (
-    ("io.k8s.api.", ""),
-    ("io.k8s.apimachinery.pkg.apis.", ""),
-    ("io.k8s.apiextensions-apiserver.pkg.apis.", ""),
-    ("io.k8s.kube-aggregator.pkg.apis.", ""),
+    "io.k8s.api.",
+    "io.k8s.apimachinery.pkg.apis.",
+    "io.k8s.apiextensions-apiserver.pkg.apis.",
+    "io.k8s.kube-aggregator.pkg.apis.",
 )
 # Definitions outside any group/version, and where they go.
 _PLACED: Final[Mapping[str, tuple[str, str]]] = {
@@ -158,7 +158,7 @@ def place(definition: str) -> tuple[str, str, str] | None:
     if definition in _PLACED:
         package, version = _PLACED[definition]
         return package, version, definition.rsplit(".", 1)[1]
-    for prefix, _ in _PREFIXES:
+    for prefix in _PREFIXES:
         if definition.startswith(prefix):
             rest = definition[len(prefix) :].split(".")
             if len(rest) == 3:
@@ -545,12 +545,9 @@ class Generator:
             if key in seen:
                 raise GenerationError(f"two modules named {spec.filename} in {spec.package}")
             seen[key] = spec.definitions[0]
-            spec.definitions.sort(key=lambda d: self._define_order(d, spec.definitions))
+            spec.definitions.sort(key=lambda d: self.refs[d].name)
         modules.sort(key=lambda spec: (spec.package, spec.filename))
         return modules
-
-    def _define_order(self, definition: str, component: list[str]) -> str:
-        return self.refs[definition].name
 
     def module_of(self, definition: str) -> str:
         spec = self._module_of[definition]
