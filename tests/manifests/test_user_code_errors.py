@@ -151,3 +151,24 @@ def test_debug_off_again_in_the_next_run(tmp_path: Path) -> None:
     assert _run("--debug", "make", "manifests", "--project-dir", str(root))[1].startswith("Traceback")
     code, stderr = _run("make", "manifests", "--project-dir", str(root))
     assert code == 2 and stderr.startswith("Error: ") and len(stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("annotation", "fix"),
+    [
+        ("Any", "add `from typing import Any`"),
+        ("Quantity | None", "add `from pyop.api.builtin_types import Quantity`"),
+        ("datetime.date | None", "add `import datetime`"),
+        ("Widget | None", f"import or define Widget in {TYPES}"),
+    ],
+)
+def test_an_undefined_name_says_what_to_import(tmp_path: Path, annotation: str, fix: str) -> None:
+    name = annotation.split(" ")[0].split(".")[0]
+    header = (
+        "#!raw\nfrom __future__ import annotations\n\nfrom pyop.api import Int32, KubeModel, Resource\n\n"
+        "from .groupversion_info import GROUP_VERSION\n"
+    )
+    body = header + SHIP.replace("size: Int32 = 1", f"extra: {annotation} = None")
+    root = project(tmp_path / "op", {"v1/ship_types.py": body})
+    line = _line_of(root, TYPES, "extra: ")
+    assert fails(root) == f"Error: {TYPES}:{line}: field ShipSpec.extra: name {name!r} is not defined; {fix}\n"

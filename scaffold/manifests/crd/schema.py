@@ -469,14 +469,21 @@ def _undefined_name(cls: type, name: str) -> MarkerError:
     field that uses it, with the import that would define it where the name is a well-known one."""
     where, line = source_of(cls)
     field = _field_using(cls, name)
+    annotation = ""
     if field is not None:
         owner, field_name, field_line = field
         where, line = docs_path(owner), field_line or line
         subject = f"field {owner.__name__}.{field_name}"
+        annotation = str(owner.__annotations__.get(field_name, ""))
     else:
         subject = f"class {cls.__name__}"
     known = _known_names().get(name)
-    fix = f"add `from {known} import {name}`" if known else f"import or define {name} in {where}"
+    if re.search(rf"(?<![\w.]){re.escape(name)}\.", annotation):  # `datetime.date`: a module used by name
+        fix = f"add `import {name}`"
+    elif known:
+        fix = f"add `from {known} import {name}`"
+    else:
+        fix = f"import or define {name} in {where}"
     return MarkerError(f"{subject}: name {name!r} is not defined; {fix}", SourceLocation(where, line))
 
 
