@@ -1,7 +1,7 @@
 """Crash consistency: `kill -9` pyop commands at random moments (and before each file-system step) and count the
 projects left consistent, inconsistent or unrecoverable.
 
-Each run copies a prepared project, starts the command as a real subprocess (`python -m scaffold ...`), and
+Each run copies a prepared project, starts the command as a real subprocess (`python -m pyop_scaffold ...`), and
 SIGKILLs it. Then:
 - consistent: once the next command holds the project lock (and has run its recovery), the project is byte for
   byte as it was before the command or as a completed run leaves it (Python's __pycache__ left out);
@@ -34,7 +34,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-PYOP = [sys.executable, "-m", "scaffold"]
+PYOP = [sys.executable, "-m", "pyop_scaffold"]
 API = ["create", "api", "--group", "crew", "--version", "v1", "--kind", "Captain"]
 MANIFESTS = ["make", "manifests"]
 JOURNAL_PREFIX = ".pyop-journal-"

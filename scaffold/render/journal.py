@@ -6,9 +6,10 @@ leave PROJECT listing a kind whose files were missing, or main.py old beside a n
 
 One `write_all` call is one transaction, made while the project lock (`pyop_scaffold.render.lock`) is held:
 
-1. Stage. In a new folder `<root>/.pyop-journal-<pid>-<random>/`, write each new content as `n<i>` (fsync'd) and
-   hard-link each file it will replace as `o<i>` (the old content kept without a copy; copied where the file
-   system has no hard links). Nothing in the project has changed.
+1. Stage. In a new folder `<root>/.pyop-journal-<pid>-<random>/`, write each new content as `n<i>` and hard-link
+   each file it will replace as `o<i>` (the old content kept without a copy; copied where the file system has no
+   hard links); then fsync the `n<i>` (all written first, so one file-system commit covers them). Nothing in the
+   project has changed.
 2. Commit. Write the plan (each target, its `n<i>`/`o<i>`, the folders to make) as `plan.tmp`, fsync it and the
    journal folder, rename it to `plan.json`, fsync the journal folder and the project folder. That rename is the
    commit point: before it the command never happened, after it the command has happened.
@@ -49,7 +50,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import signal
 import threading
@@ -157,7 +157,7 @@ def recover(root: Path) -> list[str]:
 
 def _transaction(root: Path, writes: Sequence[Write], interrupts: _Interrupts) -> None:
     made_root = _make_root(root)
-    journal = root / f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    journal = root / f"{JOURNAL_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
     step("make the journal folder")
     os.mkdir(journal, 0o700)
     entries: list[_Entry] = []
@@ -170,12 +170,16 @@ def _transaction(root: Path, writes: Sequence[Write], interrupts: _Interrupts) -
             old = None if seen is None else f"o{index}"
             entry = _Entry(write.path, f"n{index}", old, _missing_folders(root, write.path, folders), seen)
             step(f"stage {write.path}")
-            _write_file(journal / entry.new, write.content, write.mode)
+            _write_file(journal / entry.new, write.content, write.mode, sync=False)
             if old is not None:
                 step(f"keep the old {write.path}")
                 _keep(target, journal / old)
             entries.append(entry)
             interrupts.check()
+        # All written first, then all synced: the first fsync commits the file system's journal with every file
+        # in it, so the others cost next to nothing (one fsync after each write forced one commit per file).
+        for entry in entries:
+            _fsync_file(journal / entry.new)
         plan = json.dumps({"format": _FORMAT, "entries": [e.to_json() for e in entries]}, indent=1).encode()
         step("write the plan")
         _write_file(journal / _PLAN_TEMP, plan, None)
@@ -390,13 +394,22 @@ def _remove_empty(folders: list[Path]) -> None:
             os.rmdir(folder)
 
 
-def _write_file(path: Path, data: bytes, mode: int | None) -> None:
+def _write_file(path: Path, data: bytes, mode: int | None, *, sync: bool = True) -> None:
     with open(path, "xb") as stream:
         stream.write(data)
         stream.flush()
         if mode is not None:
             os.fchmod(stream.fileno(), mode)
-        os.fsync(stream.fileno())
+        if sync:
+            os.fsync(stream.fileno())
+
+
+def _fsync_file(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _keep(target: Path, kept: Path) -> None:
@@ -409,8 +422,7 @@ def _keep(target: Path, kept: Path) -> None:
             raise
     shutil.copy2(target, kept, follow_symlinks=False)
     if not kept.is_symlink():
-        with open(kept, "rb+") as stream:
-            os.fsync(stream.fileno())
+        _fsync_file(kept)
 
 
 def _rename(source: Path, target: Path) -> None:
