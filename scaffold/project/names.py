@@ -150,10 +150,13 @@ def validate_project_name(name: str) -> str:
             f"invalid project name {name!r}: its package {package!r} is a Python keyword; pass --project-name"
         )
     if shadows_module(package):
-        owner = "the standard library's" if package in sys.stdlib_module_names else "the"
+        shadowed = (
+            f"the standard library's module {package!r}"
+            if package in sys.stdlib_module_names
+            else f"the module {package!r} that the generated project imports"
+        )
         raise UsageError(
-            f"invalid project name {name!r}: its package {package!r} would shadow {owner} module {package!r} that "
-            "the generated code imports; pass --project-name"
+            f"invalid project name {name!r}: its package {package!r} would shadow {shadowed}; pass --project-name"
         )
     return name
 
