@@ -15,7 +15,11 @@ pyop_scaffold.render.faults). With --pyop-path, the children import pyop_scaffol
 holding a `pyop_scaffold` link to its scaffold/): the same random kills measured against older code (it has no
 step hook, so use --step-kills 0).
 
-    python bench/crash_consistency.py [--runs 100] [--step-kills 1] [--seed 1] [--pyop-path DIR]
+With --pairs N, it also starts two commands at once in one project N times (create api of two new kinds; create api
+and make manifests; edit --namespaced and create api) and counts the ends that equal one of the two serial orders
+(same files, same exit codes), those refused by the lock, and the rest.
+
+    python bench/crash_consistency.py [--runs 100] [--step-kills 1] [--pairs 15] [--seed 1] [--pyop-path DIR]
 """
 
 from __future__ import annotations
@@ -159,10 +163,48 @@ def one_kill(
     return True
 
 
+API_B = ["create", "api", "--group", "crew", "--version", "v1", "--kind", "Mate"]
+API_C = ["create", "api", "--group", "crew", "--version", "v1", "--kind", "Pilot"]
+PAIRS = [(API_B, API_C), (API_B, MANIFESTS), (["edit", "--namespaced"], API_B)]
+
+
+def run_pairs(count: int, base: Path, scratch: Path, env: dict[str, str]) -> Counter[str]:
+    """Start two commands at once `count` times (the PAIRS in turn) in copies of `base` (a project with one kind)."""
+    serial: dict[int, list[tuple[tuple[int, int], dict[str, str]]]] = {}
+    for index, (first, second) in enumerate(PAIRS):
+        for a, b, flip in ((first, second, False), (second, first, True)):
+            shutil.rmtree(scratch, ignore_errors=True)
+            work = scratch / "serial" / "op"
+            shutil.copytree(base, work)
+            codes = (pyop(a, work, env).returncode, pyop(b, work, env).returncode)
+            serial.setdefault(index, []).append((codes[::-1] if flip else codes, snapshot(work)))
+    outcomes: Counter[str] = Counter()
+    for attempt in range(count):
+        index = attempt % len(PAIRS)
+        shutil.rmtree(scratch, ignore_errors=True)
+        work = scratch / "together" / "op"
+        shutil.copytree(base, work)
+        children = [
+            subprocess.Popen([*PYOP, *args], cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for args in PAIRS[index]
+        ]
+        results = [(child.wait(), child.stderr.read().decode() if child.stderr else "") for child in children]
+        codes = (results[0][0], results[1][0])
+        state = snapshot(work)
+        if any("another pyop command is working" in err for _, err in results):
+            outcomes["one refused by the lock"] += 1
+        elif any(c == codes and s == state for c, s in serial[index]):
+            outcomes["as one after the other"] += 1
+        else:
+            outcomes["in no serial order"] += 1
+    return outcomes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100, help="random-moment kills per command")
     parser.add_argument("--step-kills", type=int, default=1, help="rounds of one kill before each step (0: none)")
+    parser.add_argument("--pairs", type=int, default=15, help="pairs of commands started at once (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pyop-path", type=Path, default=None, help="import pyop_scaffold from this folder")
     options = parser.parse_args()
@@ -200,6 +242,7 @@ def main() -> None:
                     while one_kill(args, base, work / "scratch", env, before, after, None, step, step_tally):
                         step += 1
             print(f"{name}: median run {median:.3f} s", flush=True)
+        pairs = run_pairs(options.pairs, bases["make manifests"], work / "scratch", env) if options.pairs else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -213,6 +256,10 @@ def main() -> None:
     print(total.line("all"))
     for example in total.examples[:5]:
         print(f"  e.g. {example}")
+    if pairs is not None:
+        print(
+            f"two commands at once, {options.pairs} pairs: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items()))
+        )
 
 
 if __name__ == "__main__":
