@@ -26,7 +26,7 @@ from pyop_scaffold.manifests.markers.registry import MARKERS
 from pyop_scaffold.manifests.markers.values import MAX_DEPTH
 
 HERE = SourceLocation("types.py", 12)
-CI = settings(max_examples=150, deadline=500, suppress_health_check=[HealthCheck.too_slow])
+CI = settings(max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow])
 
 SAMPLE = {
     "int": "5",
