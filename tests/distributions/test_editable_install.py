@@ -9,7 +9,7 @@ from __future__ import annotations
 import venv
 from pathlib import Path
 
-from tests.packaging.conftest import Environment, clean_copy
+from distributions.environments import Environment, clean_copy
 
 
 def test_an_editable_install_keeps_mypy_working_in_a_generated_project(index: None, tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.conftest import REPOSITORY, Distributions
-from tests.packaging.tutorial import blocks, script, script_for
+from distributions.environments import REPOSITORY, Distributions
+from distributions.tutorial import blocks, script, script_for
 
 GETTING_STARTED = REPOSITORY / "docs" / "getting-started.md"
 

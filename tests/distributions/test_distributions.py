@@ -7,8 +7,8 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+from distributions.environments import REPOSITORY, Distributions, Environment
 from pyop_scaffold.render.templates import TEMPLATES_ROOT
-from tests.packaging.conftest import REPOSITORY, Distributions, Environment
 
 # What an operator's image may not install: the CLI's and the test server's packages.
 DEV_TIME_PACKAGES = {"typer", "rich", "cookiecutter", "kubernetes-validate", "ruamel.yaml", "cel-python", "pytest"}
