@@ -146,7 +146,7 @@ def one_kill(
     elif journal_left:
         tally.landed["during the writes"] += 1
     else:
-        tally.landed["other"] += 1
+        tally.landed["after the writes, still running" if raw == after else "other"] += 1
     state = recovered_state(work, scratch, env)
     consistent = state in (before, after)
     rerun = pyop(args, work, env)
