@@ -21,14 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.packaging.conftest import REPOSITORY, index_reachable
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> None:
-    if not index_reachable(tmp_path_factory.mktemp("probe")):
-        pytest.skip("the package index (PyPI) is unreachable: resolving and downloading the image's files needs it")
+from distributions.environments import REPOSITORY
 
 
 def _pip(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

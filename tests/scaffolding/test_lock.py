@@ -9,26 +9,22 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+from distributions.environments import REPOSITORY
 
 from pyop_scaffold.image import lockfile
 from pyop_scaffold.image.resolve import Pin, platform_tags
-from pyop_scaffold.image.self_wheel import rebuild_from_record
-from tests.packaging.conftest import index_reachable
+from pyop_scaffold.image.self_wheel import SelfWheel, build_from_checkout, rebuild_from_record, running_wheel
 
 BOTH = ("linux/amd64", "linux/arm64")
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> None:
-    if not index_reachable(tmp_path_factory.mktemp("probe")):
-        pytest.skip("the package index (PyPI) is unreachable: resolving the image's dependencies needs it")
 
 
 def _project(tmp_path: Path, pyop, name: str = "op") -> Path:  # type: ignore[no-untyped-def]
@@ -227,8 +223,17 @@ def test_a_changed_installed_file_is_refused_rather_than_packed(tmp_path: Path) 
 
 
 @pytest.fixture(scope="module")
-def locked(index: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new project locked once (the resolution of two platforms costs seconds)."""
+def frozen_wheel(index: None, tmp_path_factory: pytest.TempPathFactory) -> SelfWheel:
+    """pyop-kit's wheel built once from a copy of this checkout, so that edits made to the checkout while the
+    tests run cannot change the wheel between two locks."""
+    from pyop_scaffold import __version__
+
+    return build_from_checkout(REPOSITORY, "pyop-kit", __version__)
+
+
+@pytest.fixture(scope="module")
+def locked(frozen_wheel: SelfWheel, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A new project locked once (the resolution of two platforms costs seconds), with the frozen pyop-kit wheel."""
     from typer.testing import CliRunner
 
     from pyop_scaffold.cli.app import app
@@ -236,10 +241,35 @@ def locked(index: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("locked") / "op"
     root.mkdir()
     runner = CliRunner()
-    assert runner.invoke(app, ["init", "--domain", "example.com", "--project-dir", str(root)]).exit_code == 0
-    result = runner.invoke(app, ["make", "lock", "--project-dir", str(root)])
-    assert result.exit_code == 0, result.stderr
-    return root
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("pyop_scaffold.commands.lock.running_wheel", lambda: frozen_wheel)
+        assert runner.invoke(app, ["init", "--domain", "example.com", "--project-dir", str(root)]).exit_code == 0
+        result = runner.invoke(app, ["make", "lock", "--project-dir", str(root)])
+        assert result.exit_code == 0, result.stderr
+        yield root
+
+
+def test_a_checkouts_wheel_is_byte_identical_when_built_again(index: None, tmp_path: Path) -> None:
+    from distributions.environments import clean_copy
+
+    from pyop_scaffold import __version__
+
+    source = clean_copy(tmp_path / "source")
+    first = build_from_checkout(source, "pyop-kit", __version__)
+    (source / "pyop" / "__init__.py").touch()  # a newer file time changes nothing
+    assert build_from_checkout(source, "pyop-kit", __version__).content == first.content
+
+
+def test_an_editable_pyop_kit_is_packed_from_its_checkout(index: None) -> None:
+    from pyop_scaffold import __version__
+
+    wheel = running_wheel()  # this checkout's own environment holds pyop-kit editable
+    assert wheel is not None and wheel.origin == f"built from the checkout {REPOSITORY}"
+    assert wheel.filename == f"pyop_kit-{__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(io.BytesIO(wheel.content)) as archive:
+        names = archive.namelist()
+    assert "pyop/manager/__init__.py" in names and "pyop_scaffold/cli/app.py" in names
+    assert any(n.startswith("pyop_scaffold/project_templates/init/") for n in names)
 
 
 def test_the_lock_pins_the_runtime_only_with_a_hash_per_platform_file(locked: Path) -> None:
@@ -261,12 +291,13 @@ def test_pyop_kit_is_the_wheel_in_the_build_context_named_by_its_hash(locked: Pa
     assert hashes == [hashlib.sha256((locked / path).read_bytes()).hexdigest()]
 
 
-def test_locking_again_writes_the_same_bytes(locked: Path, pyop) -> None:  # type: ignore[no-untyped-def]
-    before = (locked / "requirements.lock").read_bytes()
+def test_locking_again_writes_the_same_bytes(locked: Path, frozen_wheel: SelfWheel, pyop, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    before = {p: p.read_bytes() for p in [locked / "requirements.lock", *(locked / "wheels").iterdir()]}
+    monkeypatch.setattr("pyop_scaffold.commands.lock.running_wheel", lambda: frozen_wheel)
     result = pyop("make", "lock", cwd=locked)
     assert result.exit_code == 0, result.stderr
-    assert (locked / "requirements.lock").read_bytes() == before
-    assert "unchanged" in result.stdout and "requirements.lock" not in result.stdout.replace("unchanged", "")
+    assert {p: p.read_bytes() for p in before} == before
+    assert "updated" not in result.stdout and "created" not in result.stdout and "unchanged" in result.stdout
 
 
 def test_versions_already_locked_are_kept_and_upgrade_takes_newer_ones(index: None, tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
