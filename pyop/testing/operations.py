@@ -371,6 +371,7 @@ class Operations:
         operation: str = "Update",
         applied: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        options.warnings.clear()  # a reused WriteOptions reports this write's warnings, not every earlier one
         obj = self._check_identity(resource_type, body)
         self._check_namespace(resource_type, namespace, obj)
         metadata = obj["metadata"]
@@ -562,6 +563,7 @@ class Operations:
         *,
         subresource: str = "",
     ) -> dict[str, Any]:
+        options.warnings.clear()
         current = self._current(resource_type, namespace, name)
         obj = self._check_identity(resource_type, body)
         body_name = obj["metadata"].get("name")
@@ -606,6 +608,7 @@ class Operations:
         subresource: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """Returns the patched object and whether it was created (apply of a new object)."""
+        options.warnings.clear()
         if patch_type == APPLY_PATCH:
             return self.apply(resource_type, namespace, name, patch_body, options, subresource=subresource)
         current = self._current(resource_type, namespace, name)

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from pyop.testing import TestAPIServer
+from pyop.testing.operations import WriteOptions
 from testing_server.helpers import Api
 from testing_server.test_crds import CRD_PATH, WIDGETS, widget, widget_crd
 
@@ -147,3 +149,12 @@ async def test_nulls_and_quantities_come_back_as_a_cluster_encodes_them(api: Api
         "requests": {"cpu": "500m", "memory": "1Gi"},
         "limits": {"cpu": "1"},
     }
+
+
+async def test_a_reused_write_options_reports_each_writes_own_warnings(server: TestAPIServer) -> None:
+    configmaps = server.resources.lookup("", "v1", "configmaps")
+    options = WriteOptions(field_manager="t")
+    server.operations.create(configmaps, "default", {"metadata": {"name": "a"}, "bogus": 1}, options)
+    assert options.warnings == ['unknown field "bogus"']
+    server.operations.create(configmaps, "default", {"metadata": {"name": "b"}}, options)
+    assert options.warnings == []

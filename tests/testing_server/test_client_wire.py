@@ -16,6 +16,10 @@ async def test_version_answers_with_and_without_a_trailing_slash(api: Api, serve
         status, version = await api.get(path)
         assert status == 200
         assert (version["major"], version["minor"]) == tuple(server.kubernetes_version.split("."))
+        # Every version.Info field: the official client's VersionInfo model refuses an answer without them.
+        assert {"gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(
+            version
+        )
 
 
 async def _first_line(api: Api, watch: str) -> tuple[int, bytes]:
