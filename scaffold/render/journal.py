@@ -176,13 +176,13 @@ def _transaction(root: Path, writes: Sequence[Write], interrupts: _Interrupts) -
                 _keep(target, journal / old)
             entries.append(entry)
             interrupts.check()
-        # All written first, then all synced: the first fsync commits the file system's journal with every file
-        # in it, so the others cost next to nothing (one fsync after each write forced one commit per file).
-        for entry in entries:
-            _fsync_file(journal / entry.new)
         plan = json.dumps({"format": _FORMAT, "entries": [e.to_json() for e in entries]}, indent=1).encode()
         step("write the plan")
-        _write_file(journal / _PLAN_TEMP, plan, None)
+        _write_file(journal / _PLAN_TEMP, plan, None, sync=False)
+        # All written first, then all synced: the first fsync commits the file system's journal with every file
+        # in it, so the others cost next to nothing (one fsync after each write forced one commit per file).
+        for name in [*(entry.new for entry in entries), _PLAN_TEMP]:
+            _fsync_file(journal / name)
         _fsync_folder(journal)
         interrupts.check()
         interrupts.abortable = False  # from here on Ctrl-C waits for the end
