@@ -77,6 +77,8 @@ def resolve(
             sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
             "--report", str(report), "--only-binary=:all:", "--implementation", "cp",
             "--python-version", python_version,
+            # pip before 23.3 takes --platform only with --target, dry run or not; nothing is written there.
+            "--target", str(Path(scratch) / "target"),
         ]  # fmt: skip
         for tag in platform_tags(platform):
             command += ["--platform", tag]
