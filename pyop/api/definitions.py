@@ -27,10 +27,11 @@ _VERSION_ARG: Final = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 
 Definitions = Mapping[str, Mapping[str, Any]]
 
-PINNED_KUBERNETES_VERSION: Final = "1.32"
+PINNED_KUBERNETES_VERSION: Final = "1.37"
 """The Kubernetes minor version pyop targets unless told otherwise: the one setting the CRD generator (built-in
-types embedded in CRDs) and the test API server (built-in kinds it serves) share. It matches the kubectl pyop is
-tested with; both take a `kubernetes_version` to target another bundled version."""
+types embedded in CRDs), the test API server (built-in kinds it serves) and the typed built-in models
+(`pyop.api.k8s`, generated for it) share: the newest release kubernetes-validate bundles. The generator and the
+server take a `kubernetes_version` to target another bundled release."""
 
 
 class BuiltinSchemaSourceError(RuntimeError):

@@ -419,12 +419,12 @@ class TestVersions:
         )
 
     def test_another_bundled_version_can_be_targeted(self) -> None:
-        newest = available_kubernetes_versions()[-1]
-        only_newer = sorted(builtin_definitions(newest) - builtin_definitions(PINNED_KUBERNETES_VERSION))
+        oldest, newest = available_kubernetes_versions()[0], available_kubernetes_versions()[-1]
+        only_newer = sorted(builtin_definitions(newest) - builtin_definitions(oldest))
         assert only_newer, "expected the newest bundled release to add definitions"
         assert builtin_schema(only_newer[0], kubernetes_version=newest)["type"] in {"object", "string"}
         with pytest.raises(UnknownBuiltinDefinition):
-            builtin_schema(only_newer[0])
+            builtin_schema(only_newer[0], kubernetes_version=oldest)
 
     @pytest.mark.parametrize("version", [PINNED_KUBERNETES_VERSION, available_kubernetes_versions()[-1]])
     def test_every_bundled_definition_converts(self, version: str) -> None:
