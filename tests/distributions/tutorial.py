@@ -81,22 +81,11 @@ def script(markdown: str, name: str) -> str:
             continue
         if replace := REPLACE.match(directive):
             cls, path = replace.groups()
-            parts += [
-                f"echo {shlex.quote(f'== {where}: replace class {cls} in {path}')}",
-                "pyop_block=$(mktemp)",
-                f"cat > \"$pyop_block\" <<'PYOP_TUTORIAL_EOF'\n{block.text}PYOP_TUTORIAL_EOF",
-                f'python3 -c "$PYOP_REPLACE_CLASS" {shlex.quote(path)} {cls} "$pyop_block"',
-                'rm -f "$pyop_block"',
-            ]
+            parts += _edit(f"{where}: replace class {cls} in {path}", "PYOP_REPLACE_CLASS", path, cls, block.text)
         elif replace_line := REPLACE_LINE.match(directive):
             prefix, path = replace_line.groups()
-            parts += [
-                f"echo {shlex.quote(f'== {where}: replace the line starting {prefix!r} in {path}')}",
-                "pyop_block=$(mktemp)",
-                f"cat > \"$pyop_block\" <<'PYOP_TUTORIAL_EOF'\n{block.text}PYOP_TUTORIAL_EOF",
-                f'python3 -c "$PYOP_REPLACE_LINE" {shlex.quote(path)} {shlex.quote(prefix)} "$pyop_block"',
-                'rm -f "$pyop_block"',
-            ]
+            label = f"{where}: replace the line starting {prefix!r} in {path}"
+            parts += _edit(label, "PYOP_REPLACE_LINE", path, prefix, block.text)
         elif write := WRITE.match(directive):
             (path,) = write.groups()
             parts += [
@@ -108,6 +97,17 @@ def script(markdown: str, name: str) -> str:
         elif block.language == "sh":
             parts += [f"echo {shlex.quote(f'== {where}')}", block.text.rstrip("\n")]
     return "\n".join(parts) + "\n"
+
+
+def _edit(label: str, program: str, path: str, what: str, text: str) -> list[str]:
+    """Shell lines that run edit `program` (a variable holding one of the programs above) on `path`."""
+    return [
+        f"echo {shlex.quote(f'== {label}')}",
+        "pyop_block=$(mktemp)",
+        f"cat > \"$pyop_block\" <<'PYOP_TUTORIAL_EOF'\n{text}PYOP_TUTORIAL_EOF",
+        f'python3 -c "${program}" {shlex.quote(path)} {shlex.quote(what)} "$pyop_block"',
+        'rm -f "$pyop_block"',
+    ]
 
 
 def script_for(path: Path) -> str:

@@ -5,15 +5,23 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import aiohttp
+import pytest
 import pytest_asyncio
 
+from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.testing import TestAPIServer
 from testing_server.helpers import Api
 
 
+@pytest.fixture
+def kubernetes_version() -> str:
+    """The Kubernetes version of the `server` fixture; a module whose expectations are of one release overrides it."""
+    return PINNED_KUBERNETES_VERSION
+
+
 @pytest_asyncio.fixture
-async def server() -> AsyncIterator[TestAPIServer]:
-    async with TestAPIServer(bookmark_interval=0.05) as api_server:
+async def server(kubernetes_version: str) -> AsyncIterator[TestAPIServer]:
+    async with TestAPIServer(bookmark_interval=0.05, kubernetes_version=kubernetes_version) as api_server:
         yield api_server
 
 

@@ -7,23 +7,20 @@ pod QoS class), not from this server's output.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from pyop.testing import TestAPIServer
 from pyop.testing.operations import WriteOptions
 from testing_server.helpers import DEPLOY, Api
 
 
-@pytest_asyncio.fixture
-async def server() -> AsyncIterator[TestAPIServer]:
-    """A server of Kubernetes 1.32: the expectations here come from kube-apiserver v1.32's source, and some are
+@pytest.fixture
+def kubernetes_version() -> str:
+    """Kubernetes 1.32: the expectations here come from kube-apiserver v1.32's source, and some are
     version-specific (embedded templates' `creationTimestamp: null` until 1.33, Pods' generation from 1.33)."""
-    async with TestAPIServer(bookmark_interval=0.05, kubernetes_version="1.32") as api_server:
-        yield api_server
+    return "1.32"
 
 NS = "/api/v1/namespaces/default"
 APPS = "/apis/apps/v1/namespaces/default"
