@@ -85,6 +85,10 @@ def init(
         bool, typer.Option(help="Watch only WATCH_NAMESPACE and use Role/RoleBinding instead of cluster scope.")
     ] = False,
     multigroup: Annotated[bool, typer.Option(help="Lay out APIs as api/<group>/<version>.")] = False,
+    kubernetes_version: Annotated[
+        str | None,
+        typer.Option(help="Kubernetes minor version (e.g. 1.36) of embedded built-in schemas and the test server."),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Scaffold into a non-empty folder, overwriting clashing files.")] = False,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
@@ -99,6 +103,7 @@ def init(
         license=license,
         namespaced=namespaced,
         multigroup=multigroup,
+        kubernetes_version=kubernetes_version,
         force=force,
     )
     _run(lambda: init_project(project_dir, options), verbose=verbose)
@@ -206,6 +211,10 @@ def edit(
         str | None, typer.Option(help="Licence header of files scaffolded from now on: apache2 or none.")
     ] = None,
     owner: Annotated[str | None, typer.Option(help="Owner named in the licence header of new files.")] = None,
+    kubernetes_version: Annotated[
+        str | None,
+        typer.Option(help="Kubernetes minor version (e.g. 1.36) of embedded built-in schemas and the test server."),
+    ] = None,
     force: Annotated[
         bool, typer.Option(help="Replace files that cannot be edited in place with the template's version.")
     ] = False,
@@ -222,6 +231,7 @@ def edit(
             namespaced=parse_bool_flag("--namespaced", namespaced),
             license=license,
             owner=owner,
+            kubernetes_version=kubernetes_version,
             force=force,
         )
         return edit_project(project_dir, options)

@@ -4,6 +4,7 @@
 are (Kubebuilder leaves moving them to the user too), so the report names each file and where it would go.
 --namespaced makes the project what `pyop init --namespaced` would have made, editing only the fields that
 differ. --license and --owner rewrite hack/boilerplate.py.txt, which later scaffolds copy; no existing file changes.
+--kubernetes-version only changes PROJECT: `make manifests` and the project's tests read it from there.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit import namespace_scope
 from pyop_scaffold.errors import ConflictError, UsageError
-from pyop_scaffold.project.config import PROJECT_FILE, Project, ResourceEntry, dump_project, load_project
+from pyop_scaffold.project.config import (
+    PROJECT_FILE,
+    Project,
+    ResourceEntry,
+    dump_project,
+    load_project,
+    validate_kubernetes_version,
+)
 from pyop_scaffold.project.layout import KindLayout
 from pyop_scaffold.project.names import validate_owner
 from pyop_scaffold.render.changeset import ChangeSet
@@ -37,6 +45,7 @@ class EditOptions:
     namespaced: bool | None = None
     license: str | None = None
     owner: str | None = None
+    kubernetes_version: str | None = None
     force: bool = False
 
 
@@ -48,8 +57,12 @@ def edit_project(root: Path, options: EditOptions) -> Report:
         validate_license(options.license)
     if options.owner is not None:
         validate_owner(options.owner)
-    if all(v is None for v in (options.multigroup, options.namespaced, options.license, options.owner)):
-        raise UsageError("nothing to edit: pass --multigroup, --namespaced, --license or --owner")
+    kubernetes_version = (
+        None if options.kubernetes_version is None else validate_kubernetes_version(options.kubernetes_version)
+    )
+    wanted = (options.multigroup, options.namespaced, options.license, options.owner, kubernetes_version)
+    if all(v is None for v in wanted):
+        raise UsageError("nothing to edit: pass --multigroup, --namespaced, --license, --owner or --kubernetes-version")
     project = load_project(root)
     before = project.model_copy(deep=True)
     changes = ChangeSet(root, force=options.force)
@@ -65,6 +78,9 @@ def edit_project(root: Path, options: EditOptions) -> Report:
             next_step = "regenerate config/rbac/role.yaml from your markers with: make manifests"
     if options.license is not None or options.owner is not None:
         _plan_boilerplate(changes, project, options)
+    if kubernetes_version is not None and kubernetes_version != project.effective_kubernetes_version:
+        project.kubernetes_version = kubernetes_version
+        next_step = next_step or "regenerate the CRDs' embedded built-in schemas with: make manifests"
     if project != before:
         changes.update_file(PROJECT_FILE, dump_project(project))
     files = project_files.apply(changes)

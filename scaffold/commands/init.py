@@ -10,7 +10,7 @@ from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.errors import ProjectError
-from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project
+from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project, validate_kubernetes_version
 from pyop_scaffold.project.names import python_package_name, validate_domain, validate_owner, validate_project_name
 from pyop_scaffold.render.changeset import ChangeSet
 from pyop_scaffold.render.lock import holding_project_lock
@@ -25,6 +25,7 @@ class InitOptions:
     license: str = "apache2"
     namespaced: bool = False
     multigroup: bool = False
+    kubernetes_version: str | None = None  # None: PROJECT names none, so pyop's pinned default applies
     force: bool = False
 
 
@@ -38,6 +39,9 @@ def init_project(root: Path, options: InitOptions) -> Report:
     project_name = validate_project_name(options.project_name or root.name)
     validate_license(options.license)
     validate_owner(options.owner)
+    kubernetes_version = (
+        None if options.kubernetes_version is None else validate_kubernetes_version(options.kubernetes_version)
+    )
     if (root / PROJECT_FILE).exists():
         raise ProjectError(f"{root} already holds a pyop project (PROJECT exists); use `pyop create api` to add to it")
     if root.exists() and not root.is_dir():
@@ -68,6 +72,7 @@ def init_project(root: Path, options: InitOptions) -> Report:
         cliVersion=__version__,
         multigroup=options.multigroup or None,
         namespaced=options.namespaced or None,
+        kubernetesVersion=kubernetes_version,
     )
     changes.add_file(PROJECT_FILE, dump_project(project))
     return Report(files=project_files.apply(changes), next_step="define a resource with: pyop create api")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +55,9 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     if max_desc is not None and max_desc < 0:
         raise ManifestError([f"maxDescLen must be 0 or more, not {max_desc}"])
     header = _header(root, options.header_file, settings)
-    builder = SchemaBuilder(builtin_schema, embedded_object_meta=settings.get("generateEmbeddedObjectMeta") is True)
+    # The built-in types embedded in CRDs are those of the project's Kubernetes version (PROJECT kubernetesVersion).
+    schema_source = functools.partial(builtin_schema, kubernetes_version=project.effective_kubernetes_version)
+    builder = SchemaBuilder(schema_source, embedded_object_meta=settings.get("generateEmbeddedObjectMeta") is True)
     # Whatever the project's modules raise while they are imported, walked or read becomes one located line.
     with imported_project(root, project.package), user_code_errors(root):
         kinds = load_kinds(root, project.package)

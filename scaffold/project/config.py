@@ -14,6 +14,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pyop.api.definitions import (
+    PINNED_KUBERNETES_VERSION,
+    UnsupportedKubernetesVersion,
+    available_kubernetes_versions,
+    normalise_version,
+)
 from pyop_scaffold.errors import ProjectError, UsageError
 from pyop_scaffold.project import names
 
@@ -77,7 +83,18 @@ class Project(_Model):
     layout: list[str] = Field(default_factory=lambda: [LAYOUT])
     multigroup: bool | None = None
     namespaced: bool | None = None
+    # pyop's own field: the Kubernetes minor version of the built-in schemas `make manifests` embeds and of the
+    # test API server the project's tests start. Absent means PINNED_KUBERNETES_VERSION, so older PROJECT files
+    # keep working unchanged.
+    kubernetes_version: str | None = Field(default=None, alias="kubernetesVersion")
     resources: list[ResourceEntry] = Field(default_factory=list)
+
+    @property
+    def effective_kubernetes_version(self) -> str:
+        """The recorded Kubernetes version (normalised), or pyop's pinned default when PROJECT names none."""
+        if self.kubernetes_version is None:
+            return PINNED_KUBERNETES_VERSION
+        return validate_kubernetes_version(self.kubernetes_version)
 
     def manifests_option(self, name: str) -> int | None:
         """A generator option from the `manifests:` section of PROJECT (e.g. maxDescLen)."""
@@ -90,6 +107,20 @@ class Project(_Model):
 
     def kinds_of(self, group: str, kind: str) -> list[ResourceEntry]:
         return [r for r in self.resources if (r.group, r.kind) == (group, kind)]
+
+
+def validate_kubernetes_version(value: str) -> str:
+    """`1.37`, `v1.37`, `1.37.2` -> `1.37`, if kubernetes-validate bundles that release's definitions."""
+    available = available_kubernetes_versions()
+    try:
+        minor = normalise_version(value)
+    except UnsupportedKubernetesVersion:
+        minor = ""
+    if minor not in available:
+        raise UsageError(
+            f"invalid Kubernetes version {value!r}: pyop bundles the definitions of {', '.join(available)}"
+        )
+    return minor
 
 
 def project_file(root: Path) -> Path:
@@ -137,6 +168,8 @@ def check_values(project: Project) -> None:
     names.validate_project_label(project.project_name)
     names.validate_package(project.package)
     names.validate_domain(project.domain)
+    if project.kubernetes_version is not None:
+        validate_kubernetes_version(project.kubernetes_version)
     section = (project.model_extra or {}).get("manifests")
     header_file = section.get("headerFile") if isinstance(section, dict) else None
     if isinstance(header_file, str):

@@ -30,6 +30,18 @@ CASES = [
     ("init-domain-underscore", "empty", ("init", "--domain", "my_domain.io"), "invalid domain 'my_domain.io'"),
     ("init-bad-project-name", "empty", ("init", "--project-name", "My Operator"), "invalid project name 'My Operator'"),
     ("init-bad-license", "empty", ("init", "--license", "mit"), "invalid license 'mit': must be one of apache2, none"),
+    (
+        "init-bad-kubernetes-version",
+        "empty",
+        ("init", "--kubernetes-version", "1.99"),
+        "invalid Kubernetes version '1.99': pyop bundles the definitions of 1.",
+    ),
+    (
+        "init-kubernetes-version-not-a-version",
+        "empty",
+        ("init", "--kubernetes-version", "latest"),
+        "invalid Kubernetes version 'latest'",
+    ),
     ("init-twice", "project", ("init",), "already holds a pyop project"),
     ("init-non-empty", "non-empty", ("init",), "is not empty: pass --force"),
     ("api-outside-project", "empty", ("create", "api", *CAPTAIN), "no PROJECT file"),
@@ -111,7 +123,18 @@ CASES = [
     ("manifests-outside-project", "empty", ("make", "manifests"), "no PROJECT file"),
     ("webhook-outside-project", "empty", ("create", "webhook", *CAPTAIN, "--defaulting"), "no PROJECT file"),
     ("edit-outside-project", "empty", ("edit", "--multigroup"), "no PROJECT file"),
-    ("edit-nothing", "project", ("edit",), "nothing to edit: pass --multigroup, --namespaced, --license or --owner"),
+    (
+        "edit-nothing",
+        "project",
+        ("edit",),
+        "nothing to edit: pass --multigroup, --namespaced, --license, --owner or --kubernetes-version",
+    ),
+    (
+        "edit-bad-kubernetes-version",
+        "project",
+        ("edit", "--kubernetes-version", "v2.0"),
+        "invalid Kubernetes version 'v2.0': pyop bundles the definitions of 1.",
+    ),
     (
         "edit-bad-multigroup-value",
         "project",
