@@ -89,17 +89,21 @@ def available_kubernetes_versions() -> list[str]:
     return sorted(_version_dirs(), key=lambda v: tuple(int(part) for part in v.split(".")))
 
 
+def bundled_version(version: str) -> str:
+    """`1.37`, `v1.37`, `1.37.2` -> `1.37`, if its definitions are bundled; `UnsupportedKubernetesVersion` if not."""
+    minor = normalise_version(version)
+    if minor not in _version_dirs():
+        raise UnsupportedKubernetesVersion(version, available_kubernetes_versions())
+    return minor
+
+
 @functools.cache
 def load_definitions(version: str) -> Definitions:
     """All OpenAPI definitions of one Kubernetes minor version, keyed by name; parsed once per process.
 
     The mapping is shared by every caller and must not be mutated.
     """
-    minor = normalise_version(version)
-    directory = _version_dirs().get(minor)
-    if directory is None:
-        raise UnsupportedKubernetesVersion(version, available_kubernetes_versions())
-    path = directory / _DEFINITIONS_FILE
+    path = _version_dirs()[bundled_version(version)] / _DEFINITIONS_FILE
     try:
         document = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:

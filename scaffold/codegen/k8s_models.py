@@ -50,6 +50,7 @@ from pydantic.alias_generators import to_camel
 
 from pyop.api.definitions import (
     available_kubernetes_versions,
+    bundled_version,
     load_definitions,
     normalise_version,
     reference_target,
@@ -733,10 +734,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     available = available_kubernetes_versions()
     version = args.kubernetes_version or available[-1]
     try:
-        minor = normalise_version(version)
-        if minor not in available:
-            raise LookupError
-    except LookupError:
+        minor = bundled_version(version)
+    except LookupError:  # UnsupportedKubernetesVersion
         print(
             f"error: no Kubernetes definitions for version {version!r}; available: {', '.join(available)}",
             file=sys.stderr,

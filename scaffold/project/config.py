@@ -17,8 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pyop.api.definitions import (
     PINNED_KUBERNETES_VERSION,
     UnsupportedKubernetesVersion,
-    available_kubernetes_versions,
-    normalise_version,
+    bundled_version,
 )
 from pyop_scaffold.errors import ProjectError, UsageError
 from pyop_scaffold.project import names
@@ -111,16 +110,12 @@ class Project(_Model):
 
 def validate_kubernetes_version(value: str) -> str:
     """`1.37`, `v1.37`, `1.37.2` -> `1.37`, if kubernetes-validate bundles that release's definitions."""
-    available = available_kubernetes_versions()
     try:
-        minor = normalise_version(value)
-    except UnsupportedKubernetesVersion:
-        minor = ""
-    if minor not in available:
+        return bundled_version(value)
+    except UnsupportedKubernetesVersion as error:
         raise UsageError(
-            f"invalid Kubernetes version {value!r}: pyop bundles the definitions of {', '.join(available)}"
-        )
-    return minor
+            f"invalid Kubernetes version {value!r}: pyop bundles the definitions of {', '.join(error.available)}"
+        ) from None
 
 
 def project_file(root: Path) -> Path:
