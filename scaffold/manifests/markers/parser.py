@@ -13,7 +13,9 @@ from pyop_scaffold.manifests.markers.values import Scanner, ValueSyntaxError, re
 
 # Markers of other tools that may sit in the same comments; pyop neither uses nor rejects them.
 _VALIDATION = "kubebuilder:validation:"
-_FOREIGN_PREFIXES = ("kubebuilder:scaffold:", "kubebuilder:ac:", "genclient", "k8s:deepcopy-gen", "k8s:openapi-gen")
+_FOREIGN_PREFIXES = ("kubebuilder:scaffold:", "kubebuilder:ac:", "k8s:openapi-gen")
+# Families pyop reads whole: an unknown name in them is a typo (`+genclient:onlyVerb`), not another tool's marker.
+_OWNED_PREFIXES = ("kubebuilder:", "genclient", "k8s:deepcopy-gen")
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def _parse(body: str, location: SourceLocation) -> ParsedMarker | None:
         raise MarkerError(
             f"unknown marker +{_head(body.split('=', 1)[0])}: +{definition.name} has no items: form", location
         )
+    if definition.is_flag and rest.startswith(":"):  # `+genclient:onlyVerb=x` read as `+genclient` + `:...`
+        raise_if_misspelled(name + rest.split("=", 1)[0], items, location)
     try:
         value = _parse_arguments(definition, rest)
     except ValueSyntaxError as exc:
@@ -109,7 +113,7 @@ def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> Non
     if name.startswith(_FOREIGN_PREFIXES) or " " in name:
         return
     if len(name) > 2 * _LONGEST_NAME:  # no known name is close (difflib's ratio is at most 2*shorter/total)
-        if name.startswith("kubebuilder:"):
+        if name.startswith(_OWNED_PREFIXES):
             raise MarkerError(f"unknown marker +{_head(name)}", location)
         return
     known = list(REGISTRY)
@@ -118,7 +122,7 @@ def raise_if_misspelled(name: str, items: bool, location: SourceLocation) -> Non
     suggestion = difflib.get_close_matches(name, known, n=1, cutoff=0.8) or difflib.get_close_matches(
         shorter, known, n=1, cutoff=0.8
     )
-    if not name.startswith("kubebuilder:"):
+    if not name.startswith(_OWNED_PREFIXES):
         near = difflib.get_close_matches(name, known, n=1, cutoff=0.85)
         if not near or len(name) < 6:
             return
@@ -160,6 +164,10 @@ def _head(body: str) -> str:
 
 
 def _parse_arguments(definition: MarkerDef, rest: str) -> Any:
+    if definition.parse is not None:
+        if not rest.startswith("="):
+            raise ValueSyntaxError(f"expected '=<{definition.value.value if definition.value else 'value'}>'")
+        return definition.parse(rest[1:])
     if definition.is_flag:
         if rest in ("", "=true"):
             return True

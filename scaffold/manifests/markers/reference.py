@@ -23,13 +23,26 @@ def _schema(definition: MarkerDef) -> bool:
     return definition.apply is not None or definition.name == "kubebuilder:validation:Schemaless"
 
 
+_CODEGEN = ("genclient", "k8s:deepcopy-gen")  # client-gen's and deepcopy-gen's tags: a section of their own
+
 _SECTIONS = (
-    ("Package", lambda d: d.targets in (Target.PACKAGE, Target.PACKAGE | Target.TYPE) and d.name not in _REQUIREDNESS),
-    ("Kinds (type level, CRD)", lambda d: d.targets == Target.TYPE and not _schema(d)),
+    (
+        "Package",
+        lambda d: (
+            d.targets in (Target.PACKAGE, Target.PACKAGE | Target.TYPE)
+            and d.name not in _REQUIREDNESS
+            and not d.name.startswith(_CODEGEN)
+        ),
+    ),
+    (
+        "Kinds (type level, CRD)",
+        lambda d: d.targets == Target.TYPE and not _schema(d) and not d.name.startswith(_CODEGEN),
+    ),
     ("Schema: validation, type and field", lambda d: _schema(d) and d.name.startswith("kubebuilder:")),
     ("Schema: Kubernetes-style and topology", lambda d: _schema(d) and not d.name.startswith("kubebuilder:")),
     ("Requiredness (field, or package-wide default)", lambda d: d.name in _REQUIREDNESS),
     ("Anywhere in a module (RBAC, webhooks)", lambda d: d.targets == Target.FILE),
+    ("Code generation (client-gen and deepcopy-gen tags; `pyop make clients`)", lambda d: d.name.startswith(_CODEGEN)),
 )
 
 

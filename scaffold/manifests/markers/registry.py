@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from pyop_scaffold.manifests.markers import client_tags
 from pyop_scaffold.manifests.markers.values import IGNORED, ArgType
 
 Schema = dict[str, Any]
@@ -56,6 +57,9 @@ class MarkerDef:
     repeatable: bool = False
     aliases: tuple[str, ...] = field(default=())
     items: bool = False  # also written `kubebuilder:validation:items:<Name>`, applying to list items
+    # `+name=<text>` in another tool's grammar (client-gen's comma lists): the text after `=` -> the value;
+    # raises ValueSyntaxError. `value` then only names the value's type for the reference docs.
+    parse: Callable[[str], Any] | None = None
 
     @property
     def is_flag(self) -> bool:
@@ -503,6 +507,61 @@ MARKERS: tuple[MarkerDef, ...] = (
     MarkerDef("mapType", _TF, "atomic or granular.", value=_S, apply=_map_type("mapType"), aliases=("k8s:mapType",)),
     MarkerDef(
         "structType", _TF, "atomic or granular.", value=_S, apply=_map_type("structType"), aliases=("k8s:structType",)
+    ),
+    # Typed clients (`pyop make clients`): client-gen's tags, on a kind.
+    MarkerDef("genclient", _T, "Generate a typed client, informer, lister and fake for this kind."),
+    MarkerDef(
+        "genclient:nonNamespaced",
+        _T,
+        "The client is cluster-scoped (no namespace argument); the kind must be cluster-scoped too.",
+    ),
+    MarkerDef("genclient:noStatus", _T, "No update_status or apply_status verbs."),
+    MarkerDef("genclient:noVerbs", _T, "No verbs at all (only the `+genclient:method=` extras)."),
+    MarkerDef("genclient:readonly", _T, "Only get, list and watch."),
+    MarkerDef(
+        "genclient:onlyVerbs",
+        _T,
+        "Exactly these verbs (client-gen's names: " + ", ".join(client_tags.VERBS) + "; comma-separated).",
+        value=_L,
+        parse=client_tags.parse_verbs,
+    ),
+    MarkerDef(
+        "genclient:skipVerbs",
+        _T,
+        "Every verb but these (comma-separated, client-gen's names).",
+        value=_L,
+        parse=client_tags.parse_verbs,
+    ),
+    MarkerDef(
+        "genclient:method",
+        _T,
+        "An extra method: `=Name,verb=" + "|".join(client_tags.METHOD_VERBS) + ",subresource=<s>?,input=<type>?,"
+        "result=<type>?` (types as `k8s.io/api/autoscaling/v1.Scale` or a Python path; default: the kind).",
+        value=_S,
+        parse=client_tags.parse_method,
+        repeatable=True,
+    ),
+    # deepcopy-gen's tags: accepted, and change nothing (pyop copies models with model_copy(deep=True)).
+    MarkerDef(
+        "k8s:deepcopy-gen",
+        _P | _T,
+        "Accepted for client-gen parity (`=package` in the package docstring, `=true|false` on a type); pyop "
+        "needs no DeepCopy functions.",
+        value=_S,
+        parse=client_tags.parse_deepcopy,
+    ),
+    MarkerDef(
+        "k8s:deepcopy-gen:interfaces",
+        _T,
+        "Accepted (e.g. `k8s.io/apimachinery/pkg/runtime.Object`); a pyop kind is a `pyop.api.Resource`.",
+        value=_S,
+        repeatable=True,
+    ),
+    MarkerDef(
+        "k8s:deepcopy-gen:nonpointer-interfaces",
+        _T,
+        "Accepted; no effect in Python.",
+        value=ArgType.BOOL,
     ),
     # RBAC and webhooks (controllers and webhooks; any comment in the module).
     MarkerDef(
