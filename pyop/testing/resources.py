@@ -49,6 +49,7 @@ class ResourceType:
     # Extra field selector labels -> dotted object path (CRD selectableFields, built-in field labels).
     field_labels: Mapping[str, str] = field(default_factory=dict)
     crd_name: str = ""
+    finalize: bool = False  # the Namespace `finalize` subresource
 
     @cached_property
     def api_version(self) -> str:
@@ -104,6 +105,16 @@ class ResourceType:
                     "verbs": ["get", "patch", "update"],
                 }
             )
+        if self.finalize:
+            entries.append(
+                {
+                    "name": f"{self.plural}/finalize",
+                    "singularName": "",
+                    "namespaced": self.namespaced,
+                    "kind": self.kind,
+                    "verbs": ["update"],
+                }
+            )
         if self.scale is not None:
             entries.append(
                 {
@@ -118,116 +129,6 @@ class ResourceType:
             )
         return entries
 
-
-def _builtin(group: str, version: str, plural: str, kind: str, namespaced: bool, **extra: Any) -> ResourceType:
-    return ResourceType(group, version, plural, kind, namespaced, storage_version=version, **extra)
-
-
-POD_FIELD_LABELS = {
-    label: label
-    for label in (
-        "spec.nodeName",
-        "spec.restartPolicy",
-        "spec.schedulerName",
-        "spec.serviceAccountName",
-        "spec.hostNetwork",
-        "status.phase",
-        "status.podIP",
-        "status.nominatedNodeName",
-    )
-}
-EVENT_FIELD_LABELS = {
-    label: label
-    for label in (
-        "involvedObject.kind",
-        "involvedObject.namespace",
-        "involvedObject.name",
-        "involvedObject.uid",
-        "involvedObject.apiVersion",
-        "involvedObject.resourceVersion",
-        "involvedObject.fieldPath",
-        "reason",
-        "reportingComponent",
-        "source",
-        "type",
-    )
-}
-
-ADMISSION_GROUP = "admissionregistration.k8s.io"
-
-BUILTIN_TYPES: tuple[ResourceType, ...] = (
-    _builtin("", "v1", "namespaces", "Namespace", False, short_names=("ns",), has_status=True),
-    _builtin("", "v1", "configmaps", "ConfigMap", True, short_names=("cm",)),
-    _builtin("", "v1", "secrets", "Secret", True, field_labels={"type": "type"}),
-    _builtin("", "v1", "services", "Service", True, short_names=("svc",), categories=("all",), has_status=True),
-    _builtin(
-        "",
-        "v1",
-        "pods",
-        "Pod",
-        True,
-        short_names=("po",),
-        categories=("all",),
-        has_status=True,
-        field_labels=POD_FIELD_LABELS,
-    ),
-    _builtin("", "v1", "events", "Event", True, short_names=("ev",), field_labels=EVENT_FIELD_LABELS),
-    _builtin("", "v1", "serviceaccounts", "ServiceAccount", True, short_names=("sa",)),
-    _builtin(
-        "apps",
-        "v1",
-        "deployments",
-        "Deployment",
-        True,
-        short_names=("deploy",),
-        categories=("all",),
-        has_status=True,
-        scale=ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True),
-    ),
-    _builtin(
-        "apps",
-        "v1",
-        "statefulsets",
-        "StatefulSet",
-        True,
-        short_names=("sts",),
-        categories=("all",),
-        has_status=True,
-        scale=ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True),
-    ),
-    _builtin("apps", "v1", "daemonsets", "DaemonSet", True, short_names=("ds",), categories=("all",), has_status=True),
-    _builtin(
-        "apps",
-        "v1",
-        "replicasets",
-        "ReplicaSet",
-        True,
-        short_names=("rs",),
-        categories=("all",),
-        has_status=True,
-        scale=ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True),
-    ),
-    _builtin("batch", "v1", "jobs", "Job", True, categories=("all",), has_status=True),
-    _builtin("batch", "v1", "cronjobs", "CronJob", True, short_names=("cj",), categories=("all",), has_status=True),
-    _builtin("", "v1", "endpoints", "Endpoints", True, short_names=("ep",)),
-    _builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, short_names=("pvc",), has_status=True),
-    _builtin("", "v1", "podtemplates", "PodTemplate", True),
-    _builtin("coordination.k8s.io", "v1", "leases", "Lease", True),
-    _builtin("events.k8s.io", "v1", "events", "Event", True, short_names=("ev",)),
-    _builtin("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=CREATE_ONLY),
-    _builtin("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=CREATE_ONLY),
-    _builtin(ADMISSION_GROUP, "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False),
-    _builtin(ADMISSION_GROUP, "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", False),
-    _builtin(
-        "apiextensions.k8s.io",
-        "v1",
-        "customresourcedefinitions",
-        "CustomResourceDefinition",
-        False,
-        short_names=("crd", "crds"),
-        has_status=True,
-    ),
-)
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -290,7 +191,9 @@ def types_from_crd(crd: Mapping[str, Any]) -> list[ResourceType]:
 class ResourceRegistry:
     """Lookup of served endpoints plus the discovery documents built from them."""
 
-    def __init__(self, builtins: Iterable[ResourceType] = BUILTIN_TYPES) -> None:
+    def __init__(self, builtins: Iterable[ResourceType]) -> None:
+        """``builtins``: the built-in resources of the server's Kubernetes version
+        (`pyop.testing.builtins.catalog.builtin_types`)."""
         self._by_endpoint: dict[tuple[str, str, str], ResourceType] = {}
         self._crd_endpoints: dict[str, list[tuple[str, str, str]]] = {}
         for resource_type in builtins:

@@ -26,6 +26,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.testing.builtin_strategy import BuiltinStrategy
+from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.controllers import Controllers
 from pyop.testing.errors import ApiError
 from pyop.testing.faults import FaultInjector
@@ -84,7 +85,7 @@ class TestAPIServer:
         self.token = token or secrets.token_urlsafe(24)
         self.users: dict[str, UserInfo] = {self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])}
         self.store = Store(history_limit)
-        self.resources = ResourceRegistry()
+        self.resources = ResourceRegistry(builtin_types(self.kubernetes_version))
         self.operations = Operations(
             self.store,
             self.resources,

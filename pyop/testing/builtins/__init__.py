@@ -1,0 +1,1 @@
+"""The built-in resources the test API server serves, derived per Kubernetes version (`catalog`)."""

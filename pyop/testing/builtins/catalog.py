@@ -1,0 +1,97 @@
+"""The built-in resources one Kubernetes version serves, from its OpenAPI definitions and the generated endpoints.
+
+A resource is served when the version's definitions define its kind (a root kind: apiVersion, kind and metadata)
+in a GA version (`v1`, `v2`): kube-apiserver enables no alpha API, and no beta API introduced since 1.24, unless
+told to (KEP-3136), so a default cluster serves GA versions only. Where it lives and what it answers (plural,
+scope, verbs, subresources) comes from `_endpoints` (generated from the full OpenAPI paths); short names,
+categories and field selectors, which no OpenAPI document carries, from `names`.
+
+Subresources are listed (in discovery) and routed only where the server implements them faithfully: `status`
+(every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets: their selector is a
+LabelSelector) and the Namespace `finalize`. Pod `log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
+`binding`, `resize`, `ephemeralcontainers`, ServiceAccount `token`, CSR `approval`, node and service `proxy` and
+the ReplicationController `scale` are absent (a 404, as for a resource a server does not have). The `Binding` kind
+(POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
+
+A resource served in two GA versions (HorizontalPodAutoscaler: autoscaling/v1 and v2) is served in the newest
+only: the server converts between versions of one resource by apiVersion alone, which is right for CRDs' versions
+but not for HPA's v1, whose fields differ.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Final
+
+from pyop.api.definitions import load_definitions, normalise_version
+from pyop.testing.builtins._endpoints import ENDPOINTS
+from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
+from pyop.testing.resources import ResourceType, ScaleSpec
+
+_GA: Final = re.compile(r"^v\d+$")
+_STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True)
+SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets")})
+_NOT_SERVED: Final = frozenset({("", "bindings")})
+_SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize"})
+
+
+def root_kinds(kubernetes_version: str) -> frozenset[tuple[str, str, str]]:
+    """(group, version, kind) of every kind with an apiVersion and metadata in one version's definitions."""
+    return _root_kinds(normalise_version(kubernetes_version))
+
+
+@functools.cache
+def _root_kinds(minor: str) -> frozenset[tuple[str, str, str]]:
+    kinds = set()
+    for schema in load_definitions(minor).values():
+        gvks = schema.get("x-kubernetes-group-version-kind") or []
+        if len(gvks) != 1:
+            continue
+        group, version, kind = gvks[0]["group"], gvks[0]["version"], gvks[0]["kind"]
+        if not kind.endswith("List") and "metadata" in (schema.get("properties") or {}):
+            kinds.add((group, version, kind))
+    return frozenset(kinds)
+
+
+def builtin_types(kubernetes_version: str) -> tuple[ResourceType, ...]:
+    """Every built-in resource a default kube-apiserver of that version serves (shared, immutable)."""
+    return _builtin_types(normalise_version(kubernetes_version))
+
+
+@functools.cache
+def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
+    defined = _root_kinds(minor)
+    rows = [
+        row
+        for row in ENDPOINTS
+        if (row[0], row[1], row[2]) in defined and _GA.match(row[1]) and (row[0], row[3]) not in _NOT_SERVED
+    ]
+    newest: dict[tuple[str, str], str] = {}
+    for group, version, _, plural, *_rest in rows:
+        if int(version[1:]) > int(newest.get((group, plural), "v0")[1:]):
+            newest[(group, plural)] = version
+    types = []
+    for group, version, kind, plural, namespaced, verbs, subresources in rows:
+        if newest[(group, plural)] != version:
+            continue  # one GA version per resource: see the module's docstring
+        served = {name: sub_verbs for name, sub_verbs in subresources if name in _SERVED_SUBRESOURCES}
+        key = (group, plural)
+        types.append(
+            ResourceType(
+                group,
+                version,
+                plural,
+                kind,
+                namespaced,
+                short_names=SHORT_NAMES.get(key, ()),
+                categories=CATEGORIES.get(key, ()),
+                verbs=verbs,
+                has_status="status" in served,
+                scale=_STRUCT_SCALE if "scale" in served and key in SCALED else None,
+                storage_version=version,
+                field_labels=FIELD_LABELS.get(key, {}),
+                finalize="finalize" in served,
+            )
+        )
+    return tuple(types)
