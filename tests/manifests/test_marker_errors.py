@@ -175,7 +175,10 @@ CONFLICTS = [
     ("    # +kubebuilder:example=2\n    crew: int = Field(examples=[1])", "Field(examples=[1, ...])"),
     ("    # +kubebuilder:validation:Format=int64\n    crew: Int32", 'Int32 (format: "int32")'),
     ("    # +kubebuilder:validation:Type=number\n    crew: Int32", 'Int32 (format: "int32")'),
-    ("    # +kubebuilder:validation:MinLength=4\n    callsign: Callsign", "the Python type (minLength: 3)"),
+    (
+        "    # +kubebuilder:validation:MinLength=4\n    callsign: Callsign",
+        "the Python type of alias Callsign (minLength: 3)",
+    ),
     (
         "    # +kubebuilder:validation:items:MaxLength=6\n    names: list[Annotated[str, Field(max_length=5)]]",
         "the Python type (maxLength: 5)",

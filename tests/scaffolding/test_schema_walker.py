@@ -421,6 +421,122 @@ def test_type_markers_on_enums_and_documented_aliases(load_module) -> None:  # t
     assert props["backup"] == callsign
 
 
+def test_plain_aliases_bring_their_markers_by_name(load_module) -> None:  # type: ignore[no-untyped-def]
+    """`ConcurrencyPolicy = str` is plain `str` at run time: the name the field is written with finds its markers
+    (the Kubebuilder CronJob tutorial's `type ConcurrencyPolicy string` with an Enum marker)."""
+    module = load_module(
+        '''
+        # ConcurrencyPolicy says how to treat concurrent runs.
+        # +kubebuilder:validation:Enum=Allow;Forbid;Replace
+        ConcurrencyPolicy = str
+        class Spec(KubeModel):
+            policy: ConcurrencyPolicy = "Allow"
+            maybe: ConcurrencyPolicy | None = None
+            history: list[ConcurrencyPolicy] = []
+            name: str = ""
+        '''
+    )
+    props = schema_of(module.Spec)["properties"]
+    policy = {
+        "type": "string",
+        "enum": ["Allow", "Forbid", "Replace"],
+        "description": "ConcurrencyPolicy says how to treat concurrent runs.",
+    }
+    assert props["policy"] == {**policy, "default": "Allow"}
+    assert props["maybe"] == policy
+    assert props["history"] == {"type": "array", "items": policy}
+    assert props["name"] == {"type": "string", "default": ""}  # plain str fields are not the alias
+
+
+def test_a_second_name_of_an_alias_keeps_its_markers_to_itself(load_module) -> None:  # type: ignore[no-untyped-def]
+    """`Percent = Int32` is the Int32 object: identity would put Percent's marker on every Int32 field."""
+    module = load_module(
+        '''
+        # +kubebuilder:validation:Maximum=1000
+        Int32 = Annotated[int, Field(ge=-(2**31))]
+        # Percent is a share of a hundred.
+        # +kubebuilder:validation:MultipleOf=5
+        Percent = Int32
+        class Spec(KubeModel):
+            count: Int32 = 0
+            share: Percent = 0
+            shares: list[Percent] = []
+        '''
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["count"] == {"type": "integer", "minimum": -(2**31), "maximum": 1000, "default": 0}
+    percent = {
+        "type": "integer",
+        "minimum": -(2**31),
+        "maximum": 1000,
+        "multipleOf": 5,
+        "description": "Percent is a share of a hundred.",
+    }
+    assert props["share"] == {**percent, "default": 0}
+    assert props["shares"]["items"] == percent
+
+
+def test_a_field_marker_overriding_its_types_keeps_both_under_all_of(load_module) -> None:  # type: ignore[no-untyped-def]
+    """controller-gen flattens a named type's schema and the field's into one node: a keyword they disagree on
+    is kept under allOf (both hold), and the field's XValidation rules come first."""
+    module = load_module(
+        '''
+        # +kubebuilder:validation:MinLength=1
+        Name = str
+        # +kubebuilder:validation:MaxLength=8
+        Short = str
+        """Short is a short name."""
+        # +kubebuilder:validation:MaxLength=4
+        Shorter = Short
+        # +kubebuilder:validation:XValidation:rule="self.a >= 0",message="type rule"
+        class Window(KubeModel):
+            a: int = 0
+        class Spec(KubeModel):
+            # +kubebuilder:validation:MinLength=2
+            # +kubebuilder:default=yy
+            name: Name
+            short: Shorter = "x"
+            # +kubebuilder:validation:XValidation:rule="self.a <= 9",message="field rule"
+            window: Window | None = None
+        '''
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert props["name"] == {"type": "string", "default": "yy", "allOf": [{"minLength": 1}, {"minLength": 2}]}
+    assert props["short"] == {
+        "type": "string",
+        "default": "x",
+        "description": "Short is a short name.",
+        "allOf": [{"maxLength": 8}, {"maxLength": 4}],
+    }
+    assert [rule["message"] for rule in props["window"]["x-kubernetes-validations"]] == ["field rule", "type rule"]
+    # What the Python type itself enforces is not overridable: pydantic would accept what the CRD forbids.
+    module = load_module(
+        '''
+        Short = Annotated[str, Field(max_length=8)]
+        """Short is a short name."""
+        # +kubebuilder:validation:MaxLength=4
+        Shorter = Short
+        class Spec(KubeModel):
+            short: Shorter = "x"
+        '''
+    )
+    with pytest.raises(MarkerError, match=r"MaxLength=4 disagrees with the Python type of alias Short \(maxLength: 8\)"):
+        schema_of(module.Spec)
+
+
+def test_a_plain_alias_where_its_markers_cannot_go_is_refused(load_module) -> None:  # type: ignore[no-untyped-def]
+    module = load_module(
+        '''
+        # +kubebuilder:validation:Enum=Allow;Forbid
+        ConcurrencyPolicy = str
+        class Spec(KubeModel):
+            policies: dict[str, ConcurrencyPolicy] = {}
+        '''
+    )
+    with pytest.raises(MarkerError, match=r"markers of alias ConcurrencyPolicy apply where .* not inside"):
+        schema_of(module.Spec)
+
+
 def test_conditions_are_a_map_list_keyed_by_type(load_module) -> None:  # type: ignore[no-untyped-def]
     module = load_module(
         """

@@ -72,14 +72,29 @@ def preserves_unknown(docs: DocBlock) -> bool:
     return any(m.name in _PRESERVE for m in docs.markers)
 
 
-def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spellings: dict[str, str]) -> None:
+def apply_markers(
+    schema: Schema,
+    markers: list[ParsedMarker],
+    where: str,
+    spellings: dict[str, str],
+    *,
+    inherited: frozenset[str] = frozenset(),
+) -> None:
     """Apply markers in controller-tools' priority order (stable for equal priorities).
 
     A marker that changes or removes a keyword the Python side set (listed in `spellings`, or present before any
     marker ran, which means the type gave it) is an error naming both. A later marker may override
     an earlier marker (`+kubebuilder:default` over `+default`), as in controller-gen.
+
+    `inherited` names the keywords a named type gave (a field of alias or class type, an alias of another
+    alias). A marker may differ from those: controller-gen flattens the type's schema and the field's into one
+    node and keeps both values of a keyword they disagree on under `allOf` (both must hold), and so does this;
+    the field's `x-kubernetes-validations` come before the type's, and a field's default replaces the type's
+    (a default inside `allOf` would not be structural).
     """
     set_by_markers: set[tuple[int, str]] = set()
+    overridden: dict[str, Any] = {}
+    type_rules = list(schema.get("x-kubernetes-validations", [])) if "x-kubernetes-validations" in inherited else []
     for marker in sorted(markers, key=lambda m: m.definition.priority):
         target = schema
         if marker.items:
@@ -97,6 +112,9 @@ def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spell
         for key, old in before.items():
             if (id(target), key) in set_by_markers or (key in target and _same(key, target[key], old)):
                 continue  # unchanged, or last set by an earlier marker (which a later one may override)
+            if target is schema and key in inherited and key in target:
+                overridden.setdefault(key, old)
+                continue
             origin = spellings[key] if target is schema and key in spellings else "the Python type"
             raise MarkerError(
                 f"{where}: +{marker.text} disagrees with {origin} ({key}: {_show(old)}); keep one of them",
@@ -105,6 +123,12 @@ def apply_markers(schema: Schema, markers: list[ParsedMarker], where: str, spell
         for key in CONSTRAINT_KEYS:
             if key in target and (key not in before or not _same(key, target[key], before[key])):
                 set_by_markers.add((id(target), key))
+    hoisted = {key: old for key, old in overridden.items() if key != "default"}
+    if hoisted:
+        schema.setdefault("allOf", []).extend([hoisted, {key: schema.pop(key) for key in hoisted}])
+    if type_rules:
+        rules = schema["x-kubernetes-validations"]
+        schema["x-kubernetes-validations"] = rules[len(type_rules) :] + rules[: len(type_rules)]
 
 
 def _same(key: str, new: Any, old: Any) -> bool:

@@ -67,6 +67,16 @@ def field_docs_of(cls: type, name: str) -> DocBlock:
     return EMPTY
 
 
+def field_annotation_of(cls: type, name: str) -> tuple[str, str] | None:
+    """(module of the class declaring the field, the field's annotation as written there), if its source is known."""
+    for klass in cls.__mro__:
+        if name in getattr(klass, "__annotations__", {}):
+            docs = module_docs(klass.__module__)
+            written = docs.annotations.get((klass.__qualname__, name)) if docs else None
+            return (klass.__module__, written) if written is not None else None
+    return None
+
+
 def package_markers(cls: type) -> list[ParsedMarker]:
     """Package-level markers of a class: in its package's `__init__` and `groupversion_info` docstrings and in
     the docstring of its own module (Go allows them in any file's package comment)."""

@@ -20,7 +20,6 @@ import inspect
 import marshal
 import pickle
 import re
-import sys
 import types
 import typing
 import uuid
@@ -32,6 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from pyop_scaffold.errors import PyopError
+from pyop_scaffold.manifests.crd.aliases import AliasIndex, NamedAlias, alias_use
 from pyop_scaffold.manifests.crd.constraints import (
     DECIMAL_PATTERN,
     Schema,
@@ -51,9 +51,9 @@ from pyop_scaffold.manifests.crd.constraints import (
 from pyop_scaffold.manifests.crd.docs import (
     class_docs,
     docs_path,
+    field_annotation_of,
     field_docs_of,
     issubclass_safe,
-    module_docs,
     package_default_required,
     package_markers,
     source_of,
@@ -81,8 +81,10 @@ class SchemaBuilder:
         # fresh copy: most models are used once, and unpickling was a third of building the CRDs.
         self._cache: dict[Any, bytes] = {}
         self._stack: list[Any] = []
-        self._aliases: dict[int, tuple[Any, str, DocBlock]] = {}  # id(Annotated alias) -> (alias, name, docs)
-        self._indexed_packages: set[str] = set()
+        self._aliases = AliasIndex()
+        # Cache key of a named class or alias -> the keywords its own type markers set. A field marker may
+        # differ from those (kept under allOf, as controller-gen does); keywords of the Python type it may not.
+        self._marker_keys: dict[Any, frozenset[str]] = {}
 
     # -- classes --------------------------------------------------------------------------------------------------
 
@@ -90,9 +92,10 @@ class SchemaBuilder:
         """The object schema of a model class, with its type-level markers applied. Returns a fresh copy."""
         return self._named(cls, self._build_model_schema)
 
-    def _named(self, cls: Any, build: Callable[[Any], Schema]) -> Schema:
+    def _named(self, cls: Any, build: Callable[[Any], Schema], key: Any = None) -> Schema:
         """The cached schema of a named class or type alias (built once, handed out as fresh copies)."""
-        key = cls if isinstance(cls, type) else id(cls)
+        if key is None:
+            key = cls if isinstance(cls, type) else id(cls)
         frozen = self._cache.get(key)
         if frozen is None:
             if any(entry is cls for entry in self._stack):
@@ -107,35 +110,47 @@ class SchemaBuilder:
             return schema
         return _thaw(frozen)
 
-    def _build_alias_schema(self, alias: Any) -> Schema:
-        """A documented type alias (`Callsign = Annotated[str, Field(max_length=7)]`): its schema, description and
-        type markers, as controller-gen treats a named Go type."""
-        _, name, docs = self._aliases[id(alias)]
-        schema = self.type_schema(alias, [], f"alias {name}", resolve_alias=False)
-        if docs.description:
-            schema["description"] = docs.description
-        apply_markers(schema, schema_markers(docs, Target.TYPE), f"alias {name}", {})
+    def _alias_schema(self, alias: NamedAlias) -> Schema:
+        """The cached schema of a documented alias (a fresh copy)."""
+        return self._named(alias, self._build_alias_schema, key=alias.key)
+
+    def _build_alias_schema(self, alias: NamedAlias) -> Schema:
+        """A documented type alias (`Callsign = Annotated[str, Field(max_length=7)]`, `ConcurrencyPolicy = str`):
+        its schema, description and type markers, as controller-gen treats a named Go type. A second name of an
+        alias (`Percent = Int32`) starts from the first one's schema, as a Go type defined from another does."""
+        where = f"alias {alias.name}"
+        target = self._aliases.resolve(alias.module, alias.renames) if alias.renames else None
+        inherited: frozenset[str] = frozenset()
+        spellings: dict[str, str] = {}
+        if target is not None:
+            schema = self._alias_schema(target)
+            inherited = self._marker_keys.get(target.key, frozenset())
+            spellings = {key: f"the Python type of alias {target.name}" for key in schema if key not in inherited}
+        else:
+            schema = self.type_schema(alias.value, [], where, resolve_alias=False)
+        if alias.docs.description:
+            schema["description"] = alias.docs.description
+        self._apply_type_markers(alias.key, schema, alias.docs, where, spellings, inherited)
         return schema
 
-    def _alias(self, annotation: Any) -> tuple[Any, str, DocBlock] | None:
-        return self._aliases.get(id(annotation)) if typing.get_origin(annotation) is typing.Annotated else None
+    def _apply_type_markers(
+        self,
+        key: Any,
+        schema: Schema,
+        docs: DocBlock,
+        where: str,
+        spellings: dict[str, str],
+        inherited: frozenset[str] = frozenset(),
+    ) -> None:
+        """Apply a named type's markers, remembering which keywords they set (see `_marker_keys`)."""
+        before = {name: to_json(value) for name, value in schema.items()}
+        apply_markers(schema, schema_markers(docs, Target.TYPE), where, spellings, inherited=inherited)
+        changed = {name for name, value in schema.items() if before.get(name, _NO_DEFAULT) != to_json(value)}
+        self._marker_keys[key] = frozenset((inherited & schema.keys()) | changed) - {"description"}
 
     def index_aliases(self, cls: type) -> None:
         """Learn the documented type aliases of the project package `cls` belongs to (its top-level package)."""
-        top = cls.__module__.split(".")[0]
-        if top in self._indexed_packages:
-            return
-        self._indexed_packages.add(top)
-        for name, module in list(sys.modules.items()):
-            if name != top and not name.startswith(top + "."):
-                continue
-            docs = module_docs(name)
-            if docs is None:
-                continue
-            for alias_name, block in docs.aliases.items():
-                value = getattr(module, alias_name, None)
-                if typing.get_origin(value) is typing.Annotated:
-                    self._aliases.setdefault(id(value), (value, alias_name, block))
+        self._aliases.index_package(cls.__module__.split(".")[0])
 
     def _build_model_schema(self, cls: type[BaseModel]) -> Schema:
         self.index_aliases(cls)
@@ -171,7 +186,7 @@ class SchemaBuilder:
             schema.setdefault("x-kubernetes-validations", []).append(
                 {"message": f"field {name} is immutable once set", "rule": f"!has(oldSelf.{name}) || has(self.{name})"}
             )
-        apply_markers(schema, schema_markers(docs, Target.TYPE), f"class {cls.__name__}", {})
+        self._apply_type_markers(cls, schema, docs, f"class {cls.__name__}", {})
         return schema
 
     def _build_class_schema(self, cls: type) -> Schema:
@@ -183,7 +198,7 @@ class SchemaBuilder:
         docs = class_docs(cls)
         if docs.description:
             schema["description"] = docs.description
-        apply_markers(schema, schema_markers(docs, Target.TYPE), f"class {cls.__name__}", spellings)
+        self._apply_type_markers(cls, schema, docs, f"class {cls.__name__}", spellings)
         return schema
 
     # -- fields ---------------------------------------------------------------------------------------------------
@@ -194,13 +209,19 @@ class SchemaBuilder:
         where = f"field {owner.__name__}.{name}"
         try:
             own_metadata: list[Any] = []
+            from_alias: dict[str, str] = {}
+            named_keys: frozenset[str] = frozenset()
             if docs.has(_SCHEMALESS):
                 schema: Schema = {}
             elif name == "metadata" and issubclass_safe(owner, "Resource"):
                 schema = {"type": "object"}
             else:
-                schema, own_metadata = self._field_type_schema(info, where, preserves_unknown(docs))
-            spellings = field_keywords(own_metadata, info, schema)
+                written = field_annotation_of(owner, name)
+                schema, own_metadata, alias = self._field_type_schema(info, where, preserves_unknown(docs), written)
+                named_keys = self._marker_keys.get(alias.key if alias else _named_class(info.annotation), frozenset())
+                if alias is not None:  # a marker disagreeing with the alias's Python type names the alias
+                    from_alias = {key: f"the Python type of alias {alias.name}" for key in schema}
+            spellings = from_alias | field_keywords(own_metadata, info, schema)
             spellings.update(type_spellings(info.annotation, schema))
             description = info.description or docs.description
             if description:
@@ -214,7 +235,7 @@ class SchemaBuilder:
             if default is not _NO_DEFAULT:
                 schema["default"] = default
                 spellings["default"] = f"the Python default {info.default!r}"
-            apply_markers(schema, schema_markers(docs, Target.FIELD), where, spellings)
+            apply_markers(schema, schema_markers(docs, Target.FIELD), where, spellings, inherited=named_keys)
             if "default" not in schema and _nested_defaults(info):
                 schema["default"] = {}
             _condition_list(info.annotation, schema)
@@ -228,20 +249,53 @@ class SchemaBuilder:
             raise MarkerError(f"{where}: {describe_exception(exc)} {DEBUG_HINT}", SourceLocation(*place)) from exc
         return schema, _is_required(info, docs, required_by_default)
 
-    def _field_type_schema(self, info: FieldInfo, where: str, allow_any: bool) -> tuple[Schema, list[Any]]:
-        """The schema of a field's type, and the field's own constraints still to apply.
+    def _field_type_schema(
+        self, info: FieldInfo, where: str, allow_any: bool, written: tuple[str, str] | None
+    ) -> tuple[Schema, list[Any], NamedAlias | None]:
+        """The schema of a field's type, the field's own constraints still to apply, and the alias it is of.
 
-        pydantic unpacks a field's top-level `Annotated[...]` into `info.metadata`, losing which alias the field
-        was written with; `_original_annotation` keeps it, so a documented alias still brings its markers.
+        A documented alias brings its markers: found by the name the annotation is written with (`written`: the
+        declaring module and the annotation's source), else by identity. pydantic unpacks a field's top-level
+        `Annotated[...]` into `info.metadata`, losing which alias the field was written with;
+        `_original_annotation` keeps the object for the identity lookup.
         """
         raw = getattr(info, "_original_annotation", None)
-        found = self._alias(raw)
-        if found is not None:
-            alias_items = {id(item) for item in flat_metadata(typing.get_args(raw)[1:])}
-            own = [m for m in info.metadata if id(m) not in alias_items]
-            return self._named(raw, self._build_alias_schema), own
+        named, position = self._written_alias(written) if written else (None, None)
+        if named is None and self._aliases.by_identity(raw) is not None:
+            named, position = self._aliases.by_identity(raw), "self"
+        if named is not None and position == "self":
+            value = named.value
+            alias_items = (
+                {id(item) for item in flat_metadata(typing.get_args(value)[1:])}
+                if typing.get_origin(value) is typing.Annotated
+                else set()
+            )
+            return self._alias_schema(named), [m for m in info.metadata if id(m) not in alias_items], named
         builtin = [m for m in info.metadata if type(m).__name__ == "BuiltinType"]
-        return self.type_schema(info.annotation, builtin, where, allow_any=allow_any), list(info.metadata)
+        schema = self.type_schema(info.annotation, builtin, where, allow_any=allow_any)
+        if named is not None and position == "items" and "items" in schema:
+            schema["items"] = self._alias_schema(named)
+        return schema, list(info.metadata), None
+
+    def _written_alias(self, written: tuple[str, str]) -> tuple[NamedAlias | None, str | None]:
+        """The alias a field's annotation is written with, and where it goes; an alias that only its name finds
+        (`= str`, or a second name) written anywhere else would lose its markers, so that is refused."""
+        module_name, source = written
+        use, others = alias_use(source)
+        for name in sorted(others):
+            stray = self._aliases.resolve(module_name, name)
+            if stray is not None and stray.by_name_only and stray.docs.markers:
+                raise SchemaError(
+                    f"the markers of alias {stray.name} apply where a field's type is {stray.name}, "
+                    f"{stray.name} | None or list[{stray.name}], not inside {source}; "
+                    "use one of those forms or write the markers on the field"
+                )
+        if use is None:
+            return None, None
+        named = self._aliases.resolve(module_name, use.name)
+        if named is None or (use.position == "items" and not named.by_name_only):
+            return None, None  # an Annotated alias among the items is found by identity, as deeper ones are
+        return named, use.position
 
     # -- types ----------------------------------------------------------------------------------------------------
 
@@ -257,8 +311,9 @@ class SchemaBuilder:
     ) -> Schema:
         """The schema of a Python type annotation (with its `Annotated` metadata)."""
         origin = typing.get_origin(tp)
-        if origin is typing.Annotated and resolve_alias and self._alias(tp) is not None:
-            schema = self._named(tp, self._build_alias_schema)
+        named = self._aliases.by_identity(tp) if resolve_alias else None
+        if named is not None:
+            schema = self._alias_schema(named)
             for item in metadata:
                 apply_constraint(schema, item)
             return schema
@@ -615,6 +670,12 @@ def _defaults_dump_non_empty(cls: type[BaseModel]) -> bool | None:
         ):
             return None
     return any(field.get_default(call_default_factory=True) is not None for field in fields)
+
+
+def _named_class(annotation: Any) -> Any:
+    """The class a field's type names (`Window`, `Window | None`), the key of its cached schema; else None."""
+    bare = strip_annotated(strip_optional(annotation))
+    return bare if inspect.isclass(bare) else None
 
 
 def _is_required(info: FieldInfo, docs: DocBlock, required_by_default: bool) -> bool:

@@ -73,6 +73,11 @@ class ModuleDocs:
     classes: dict[str, DocBlock] = field(default_factory=dict)
     fields: dict[tuple[str, str], DocBlock] = field(default_factory=dict)
     aliases: dict[str, DocBlock] = field(default_factory=dict)  # module-level `Name = Annotated[...]` with docs
+    # A documented alias of another name (`Percent = Int32`): {alias: the name as written}. Both names are one
+    # object at run time, so only the source tells which one a field was written with.
+    renames: dict[str, str] = field(default_factory=dict)
+    # The annotation of each field as written ({(class qualname, field): source}): aliases are found by name in it.
+    annotations: dict[tuple[str, str], str] = field(default_factory=dict)
     all_markers: tuple[ParsedMarker, ...] = ()  # every marker comment in the file (RBAC markers live anywhere)
 
     def for_class(self, qualname: str) -> DocBlock:
@@ -151,6 +156,9 @@ def _module_assignments(body: list[ast.stmt], comments: _Comments, path: str, do
         if block.markers or block.description:
             check_placement(block, Target.TYPE, f"alias {target.id}")
             docs.aliases[target.id] = block
+            value = statement.value
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                docs.renames[target.id] = ast.unparse(value)
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -209,6 +217,7 @@ def _walk(
                 if docstring and not block.description:
                     block = DocBlock(block.markers, docstring, block.line)
                 docs.fields[(qualname, statement.target.id)] = block
+                docs.annotations[(qualname, statement.target.id)] = ast.unparse(statement.annotation)
                 check_placement(block, Target.FIELD, f"field {qualname}.{statement.target.id}")
         _walk(node.body, qualname + ".", comments, path, docs, lines)
 

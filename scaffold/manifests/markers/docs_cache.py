@@ -30,7 +30,7 @@ from pyop_scaffold.manifests.markers.comments import DocBlock, ModuleDocs
 from pyop_scaffold.manifests.markers.parser import ParsedMarker
 from pyop_scaffold.manifests.markers.registry import REGISTRY
 
-_FORMAT = 1
+_FORMAT = 2
 _SUFFIX = ".pyop-docs"
 
 
@@ -118,6 +118,8 @@ def _encode(docs: ModuleDocs) -> tuple[Any, ...]:
         tuple((key, block(doc)) for key, doc in docs.fields.items()),
         tuple((name, block(doc)) for name, doc in docs.aliases.items()),
         all_markers,
+        tuple(docs.renames.items()),
+        tuple(docs.annotations.items()),
     )
     for name, *_ in markers:
         if REGISTRY.get(name) is None:
@@ -126,7 +128,7 @@ def _encode(docs: ModuleDocs) -> tuple[Any, ...]:
 
 
 def _decode(body: tuple[Any, ...]) -> ModuleDocs:
-    raw_markers, (path, module, classes, fields, aliases, all_markers) = body
+    raw_markers, (path, module, classes, fields, aliases, all_markers, renames, annotations) = body
     markers = [
         ParsedMarker(REGISTRY[name], value, SourceLocation(file, line), items=items, text=text)
         for name, value, file, line, items, text in raw_markers
@@ -142,4 +144,6 @@ def _decode(body: tuple[Any, ...]) -> ModuleDocs:
     docs.fields = {tuple(key): block(doc) for key, doc in fields}
     docs.aliases = {name: block(doc) for name, doc in aliases}
     docs.all_markers = tuple(markers[n] for n in all_markers)
+    docs.renames = dict(renames)
+    docs.annotations = {tuple(key): source for key, source in annotations}
     return docs
