@@ -338,14 +338,14 @@ async def drive(objects: int, workers: int, contenders: list[str], runs: int) ->
 
 async def one_run(objects: int, workers: int, contenders: list[str], run: int) -> dict[str, dict[str, Any]]:
     """Both operators on a fresh server holding `objects` new Widgets for each."""
-    from pyop.client import APIResource, Client, ClientConfig
+    from pyop.client import APIResource, Client
     from pyop.testing import TestAPIServer
 
     widgets = APIResource(GROUP, "v1", "Widget", PLURAL, True)
     namespaces = APIResource("", "v1", "Namespace", "namespaces", False)
     async with TestAPIServer() as server:
         server.add_crd(CRD)
-        async with Client(ClientConfig(server=server.url, token=server.token)) as client:
+        async with Client(server.client_config()) as client:
             for contender in contenders:
                 namespace = f"bench-{contender}"
                 await client.dynamic.create(namespaces, {"metadata": {"name": namespace}})

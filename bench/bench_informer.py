@@ -84,7 +84,7 @@ async def serve(objects: int) -> None:
     from pyop.testing import TestAPIServer
     from pyop.testing.operations import MERGE_PATCH, WriteOptions
 
-    async with TestAPIServer(history_limit=max(50_000, objects * 3), bookmark_interval=5.0) as server:
+    async with TestAPIServer(history_limit=max(50_000, objects * 3), bookmark_interval=5.0, tls=False) as server:
         server.add_crd(CRD)
         namespaces = server.resources.lookup("", "v1", "namespaces")
         widgets = server.resources.lookup(GROUP, "v1", "widgets")

@@ -27,7 +27,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from pyop.client import BUILTIN, ClientConfig, DynamicClient, Transport
+from pyop.client import BUILTIN, DynamicClient, Transport
 from pyop.informers import Backoff, Informer
 from pyop.testing import TestAPIServer
 from pyop.testing.operations import WriteOptions
@@ -76,7 +76,7 @@ async def one_round(downtime: dict[str, float], backoff: Callable[[], Backoff]) 
             server.operations.create(
                 resource_type, "default", {"metadata": {"name": f"cm-{index}"}}, WriteOptions(field_manager="b")
             )
-        async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+        async with Transport(server.client_config()) as transport:
             informer = Informer(DynamicClient(transport), CONFIGMAPS, backoff=backoff)
             async with informer:
                 await informer.wait_for_sync(30)

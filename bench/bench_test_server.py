@@ -102,7 +102,7 @@ async def serve() -> None:
     from pyop.testing import TestAPIServer
     from pyop.testing.operations import MERGE_PATCH, WriteOptions
 
-    async with TestAPIServer(history_limit=200_000, bookmark_interval=5.0) as server:
+    async with TestAPIServer(history_limit=200_000, bookmark_interval=5.0, tls=False) as server:
         server.add_crd(CRD)
         namespaces = server.resources.lookup("", "v1", "namespaces")
         widgets = server.resources.lookup(GROUP, "v1", "widgets")

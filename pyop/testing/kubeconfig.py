@@ -10,12 +10,16 @@ import yaml
 CONTEXT = "pyop-test"
 
 
-def kubeconfig_dict(url: str, token: str, namespace: str = "default") -> dict[str, Any]:
-    """One cluster, one user (bearer token), one context named ``pyop-test``, selected as current."""
+def kubeconfig_dict(url: str, token: str, namespace: str = "default", ca_data: str | None = None) -> dict[str, Any]:
+    """One cluster, one user (bearer token), one context named ``pyop-test``, selected as current; ``ca_data``
+    (base64 PEM) is the CA an https server's certificate is verified with."""
+    cluster: dict[str, Any] = {"server": url}
+    if ca_data:
+        cluster["certificate-authority-data"] = ca_data
     return {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": CONTEXT, "cluster": {"server": url}}],
+        "clusters": [{"name": CONTEXT, "cluster": cluster}],
         "users": [{"name": CONTEXT, "user": {"token": token}}],
         "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT, "namespace": namespace}}],
         "current-context": CONTEXT,

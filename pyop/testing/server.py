@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import shutil
+import ssl
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.client.config import ClientConfig
 from pyop.testing.builtin_strategy import BuiltinStrategy
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.controllers import Controllers
@@ -38,6 +40,7 @@ from pyop.testing.patch import clone_json
 from pyop.testing.resources import ResourceRegistry
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.store import Store
+from pyop.testing.tls import ServingCertificate
 from pyop.testing.webhook_dispatch import WebhookDispatcher
 from pyop.testing.webhook_install import install_webhooks
 
@@ -77,9 +80,15 @@ class TestAPIServer:
         clock: Callable[[], datetime] = _utc_now,
         token: str | None = None,
         kubernetes_version: str = PINNED_KUBERNETES_VERSION,
+        tls: bool = True,
     ) -> None:
         """``kubernetes_version``: whose built-in kinds (definitions, defaults, generation rules) the server plays,
-        by default the one the CRD generator embeds; any version the kubernetes-validate package bundles."""
+        by default the one the CRD generator embeds; any version the kubernetes-validate package bundles.
+        ``tls``: serve HTTPS with a self-signed certificate the kubeconfig trusts (kubectl sends no token over
+        http); ``False`` serves plain http."""
+        self.tls = tls
+        self.certificate: ServingCertificate | None = None
+        self.ca_file: Path | None = None
         self.builtin = BuiltinStrategy(kubernetes_version)
         self.kubernetes_version = self.builtin.kubernetes_version
         self.token = token or secrets.token_urlsafe(24)
@@ -103,6 +112,7 @@ class TestAPIServer:
         self._runner: web.ServerRunner | None = None
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
+        self._ssl_context: ssl.SSLContext | None = None
         self._handler = ApiHandler(self.operations, self.webhooks)
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
@@ -122,11 +132,15 @@ class TestAPIServer:
         await self.stop()
 
     async def start(self) -> None:
+        self._tempdir = Path(tempfile.mkdtemp(prefix="pyop-test-api-"))
+        if self.tls:
+            self.certificate = ServingCertificate.generate()
+            self._ssl_context = self.certificate.server_context(self._tempdir)
+            self.ca_file = self._tempdir / "ca.crt"
         await self._listen(0)
         assert self._runner is not None
         host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        self._tempdir = Path(tempfile.mkdtemp(prefix="pyop-test-api-"))
+        self.url = f"{'https' if self.tls else 'http'}://{host}:{port}"
         self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
         self.controllers.start()
 
@@ -163,7 +177,7 @@ class TestAPIServer:
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         runner = web.ServerRunner(server, shutdown_timeout=1.0)
         await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port).start()
+        await web.TCPSite(runner, "127.0.0.1", port, ssl_context=self._ssl_context).start()
         self._runner = runner
 
     def _make_request(
@@ -177,7 +191,18 @@ class TestAPIServer:
         return web.BaseRequest(message, payload, protocol, writer, task, task.get_loop(), client_max_size=_MAX_BODY)
 
     def kubeconfig_dict(self) -> dict[str, Any]:
-        return kubeconfig_dict(self.url, self.token)
+        return kubeconfig_dict(self.url, self.token, ca_data=self.certificate.ca_data if self.certificate else None)
+
+    def client_config(self, **overrides: Any) -> ClientConfig:
+        """pyop's client settings for this server (its URL, the admin token, the CA); ``overrides`` replace any
+        field (``token=None`` for an anonymous client)."""
+        ca_file = str(self.ca_file) if self.ca_file else None
+        settings: dict[str, Any] = {"server": self.url, "token": self.token, "ca_file": ca_file}
+        return ClientConfig(**{**settings, **overrides})
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """For raw HTTP clients (aiohttp's ``ssl=``): trusts this server's certificate; None over plain http."""
+        return self.certificate.client_context() if self.certificate else None
 
     # --- convenience API for tests ------------------------------------------------------------------
 
@@ -277,7 +302,7 @@ class TestAPIServer:
         if isinstance(target, DiscoveryPath):
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
-            return self._handler.discovery(target, self.url.removeprefix("http://"))
+            return self._handler.discovery(target, self.url.split("://", 1)[1])
         if request.path in ("/version", "/version/"):
             major, minor = self.kubernetes_version.split(".")
             return json_response(

@@ -10,7 +10,7 @@ import pytest_asyncio
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from pyop.client import Client, ClientConfig, Transport
+from pyop.client import Client, Transport
 from pyop.testing import TestAPIServer
 
 GROUP = "example.pyop.dev"
@@ -137,6 +137,6 @@ def sleeps() -> RecordingSleep:
 
 @pytest_asyncio.fixture
 async def client(server: TestAPIServer, sleeps: RecordingSleep) -> AsyncIterator[Client]:
-    transport = Transport(ClientConfig(server=server.url, token=server.token), sleep=sleeps)
+    transport = Transport(server.client_config(), sleep=sleeps)
     async with Client(transport) as client:
         yield client

@@ -19,13 +19,20 @@ from pyop.client import Client, ConfigError, load_config, load_in_cluster_config
 from pyop.testing import TestAPIServer
 
 
-def kubeconfig(contexts: dict[str, tuple[str, dict[str, Any]]], current: str) -> dict[str, Any]:
-    """A kubeconfig with one cluster and user per context: {context: (server, user)}."""
+def kubeconfig(contexts: dict[str, tuple[str | TestAPIServer, dict[str, Any]]], current: str) -> dict[str, Any]:
+    """A kubeconfig with one cluster and user per context: {context: (server, user)}; a test server's cluster
+    entry is its own (its URL and the CA of its https certificate)."""
+
+    def cluster(server: str | TestAPIServer) -> dict[str, Any]:
+        if isinstance(server, str):
+            return {"server": server}
+        return dict(server.kubeconfig_dict()["clusters"][0]["cluster"])
+
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "current-context": current,
-        "clusters": [{"name": name, "cluster": {"server": server}} for name, (server, _) in contexts.items()],
+        "clusters": [{"name": name, "cluster": cluster(server)} for name, (server, _) in contexts.items()],
         "users": [{"name": name, "user": user} for name, (_, user) in contexts.items()],
         "contexts": [
             {"name": name, "context": {"cluster": name, "user": name, "namespace": f"ns-{name}"}} for name in contexts
@@ -50,7 +57,7 @@ async def test_context_argument_selects_cluster_user_and_namespace(server: TestA
     path = write(
         tmp_path / "config",
         kubeconfig(
-            {"broken": ("http://127.0.0.1:9", {"token": "nope"}), "good": (server.url, {"token": server.token})},
+            {"broken": ("http://127.0.0.1:9", {"token": "nope"}), "good": (server, {"token": server.token})},
             current="broken",
         ),
     )
@@ -68,7 +75,7 @@ async def test_kubeconfig_env_list_is_merged(
     server: TestAPIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = write(tmp_path / "a", kubeconfig({"a": ("http://127.0.0.1:9", {"token": "x"})}, current="b"))
-    second = write(tmp_path / "b", kubeconfig({"b": (server.url, {"token": server.token})}, current="b"))
+    second = write(tmp_path / "b", kubeconfig({"b": (server, {"token": server.token})}, current="b"))
     monkeypatch.setenv("KUBECONFIG", f"{tmp_path / 'missing'}:{first}:{second}")
     config = await load_config()
     assert config.server == server.url  # current-context "b" is defined in the second file
@@ -102,7 +109,7 @@ async def test_exec_credential_plugin_supplies_the_token(server: TestAPIServer, 
             "interactiveMode": "Never",
         }
     }
-    config = await load_config(kubeconfig({"exec": (server.url, user)}, current="exec"))
+    config = await load_config(kubeconfig({"exec": (server, user)}, current="exec"))
     async with Client(config) as client:
         await client.create(widget("w1"))
         assert (await client.get(Widget, "w1", "default")).metadata.name == "w1"
@@ -125,7 +132,7 @@ async def test_exec_plugin_runs_again_only_when_needed(server: TestAPIServer, tm
         f"  'status': {status}}}))\n"
     )
     user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable, "args": [str(plugin)]}}
-    config = await load_config(kubeconfig({"exec": (server.url, user)}, current="exec"))
+    config = await load_config(kubeconfig({"exec": (server, user)}, current="exec"))
     async with Client(config) as client:
         for _ in range(3):
             await client.list(Widget, "default")
@@ -146,7 +153,7 @@ async def test_exec_plugin_is_rerun_after_401(server: TestAPIServer, tmp_path: P
         "  'status': {'token': token, 'expirationTimestamp': '2999-01-01T00:00:00Z'}}))\n"
     )
     user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable, "args": [str(plugin)]}}
-    config = await load_config(kubeconfig({"exec": (server.url, user)}, current="exec"))
+    config = await load_config(kubeconfig({"exec": (server, user)}, current="exec"))
     async with Client(config) as client:
         assert (await client.list(Widget, "default")).items == []
     assert counter.read_text() == "2"

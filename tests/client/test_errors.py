@@ -110,7 +110,7 @@ async def test_unsupported_media_type_for_strategic_patch_on_custom_resource(cli
 
 
 async def test_unauthorized_with_a_wrong_token(server: TestAPIServer) -> None:
-    async with Client(ClientConfig(server=server.url, token="wrong")) as client:
+    async with Client(server.client_config(token="wrong")) as client:
         with pytest.raises(UnauthorizedError):
             await client.get(Widget, "w1", "default")
 
@@ -167,7 +167,7 @@ async def test_server_errors_retry_only_with_retry_after(
 
 async def test_retry_wait_is_capped(server: TestAPIServer) -> None:
     sleeps = RecordingSleep()
-    transport = Transport(ClientConfig(server=server.url, token=server.token), sleep=sleeps, max_retry_wait=5)
+    transport = Transport(server.client_config(), sleep=sleeps, max_retry_wait=5)
     async with Client(transport) as client:
         server.faults.respond(429, method="GET", times=1, retry_after=600)
         with pytest.raises(NotFoundError):

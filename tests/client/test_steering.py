@@ -50,7 +50,7 @@ def test_names_that_are_one_segment_pass(value: str) -> None:
 
 async def test_the_cross_namespace_secret_read_is_refused_before_any_request(test_api_server: TestAPIServer) -> None:
     server = test_api_server
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         dynamic = DynamicClient(transport)
         await dynamic.create(SECRETS, {"metadata": {"name": "db-password", "namespace": "kube-system"}})
         await dynamic.create(CONFIGMAPS, {"metadata": {"name": "own", "namespace": "default"}})
@@ -63,7 +63,7 @@ async def test_the_cross_namespace_secret_read_is_refused_before_any_request(tes
 @pytest.mark.parametrize("name", STEERING_NAMES)
 async def test_every_verb_refuses_a_steering_name_without_sending(test_api_server: TestAPIServer, name: str) -> None:
     server = test_api_server
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         dynamic = DynamicClient(transport)
         await dynamic.create(CONFIGMAPS, {"metadata": {"name": "x", "namespace": "default"}})
         server.reset_requests()
@@ -88,7 +88,7 @@ async def test_the_typed_client_refuses_too(test_api_server: TestAPIServer) -> N
 
     server = test_api_server
     server.add_crd(WIDGET_CRD)
-    async with Client(Transport(ClientConfig(server=server.url, token=server.token))) as client:
+    async with Client(Transport(server.client_config())) as client:
         await client.create(widget("w"))
         server.reset_requests()
         with pytest.raises(InvalidPathSegment, match="may not contain '\\?'"):
@@ -98,7 +98,7 @@ async def test_the_typed_client_refuses_too(test_api_server: TestAPIServer) -> N
 
 async def test_query_values_are_encoded_not_interpreted(test_api_server: TestAPIServer) -> None:
     server = test_api_server
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         dynamic = DynamicClient(transport)
         await dynamic.create(CONFIGMAPS, {"metadata": {"name": "a", "namespace": "default", "labels": {"k": "v"}}})
         server.reset_requests()
@@ -148,7 +148,7 @@ async def test_the_test_server_refuses_encoded_steering_segments_with_the_same_c
 
     server = test_api_server
     headers = {"Authorization": f"Bearer {server.token}"}
-    async with aiohttp.ClientSession() as session:
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=server.ssl_context() or True)) as session:
         for raw in ("a%25b", "%3Fx", "%20"):
             url = f"{server.url}/api/v1/namespaces/default/configmaps/{raw}"
             async with session.get(url, headers=headers, skip_auto_headers=()) as response:
@@ -163,7 +163,7 @@ async def test_a_steering_api_version_is_refused_before_discovery(
     from pyop.client import NoKindMatchError
 
     server = test_api_server
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         dynamic = DynamicClient(transport)
         server.reset_requests()
         with pytest.raises(NoKindMatchError, match="malformed apiVersion"):

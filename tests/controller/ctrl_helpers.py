@@ -12,7 +12,6 @@ from typing import Any
 from pydantic import Field
 
 from pyop.api import Condition, GroupVersion, KubeModel, ObjectMeta, Resource
-from pyop.client import ClientConfig
 from pyop.informers import Backoff
 from pyop.manager import Manager, ManagerOptions
 from pyop.testing import TestAPIServer, schemaless_crd
@@ -71,7 +70,7 @@ def manager_for(server: TestAPIServer, **options: Any) -> Manager:
     informer_options = {"backoff": fast_backoff, "stall_timeout": 2.0, **options.pop("informer_options", {})}
     return Manager(
         ManagerOptions(
-            config=ClientConfig(server=server.url, token=server.token),
+            config=server.client_config(),
             informer_options=informer_options,
             **options,
         )

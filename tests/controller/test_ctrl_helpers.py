@@ -12,7 +12,7 @@ import pytest_asyncio
 from ctrl_helpers import ConfigMap, Widget, WidgetStatus, widget
 
 from pyop.api import Condition, ObjectMeta
-from pyop.client import Client, ClientConfig, ConflictError, NotFoundError
+from pyop.client import Client, ConflictError, NotFoundError
 from pyop.controller import (
     AlreadyOwnedError,
     EventBroadcaster,
@@ -42,7 +42,7 @@ FINALIZER = "ctrl.pyop.dev/cleanup"
 
 @pytest_asyncio.fixture
 async def client(server: TestAPIServer) -> AsyncIterator[Client]:
-    async with Client(ClientConfig(server=server.url, token=server.token)) as client:
+    async with Client(server.client_config()) as client:
         yield client
 
 
@@ -304,7 +304,7 @@ async def test_event_recorder_writes_and_folds_repeats(client: Client, server: T
 
 
 async def test_event_recorder_never_raises_and_drops_beyond_its_buffer(server: TestAPIServer) -> None:
-    async with Client(ClientConfig(server=server.url, token="wrong-token")) as unauthorised:
+    async with Client(server.client_config(token="wrong-token")) as unauthorised:
         broadcaster = EventBroadcaster(unauthorised.dynamic, max_queued=3)
         recorder = broadcaster.recorder("c")
         for index in range(5):

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyop.api import GroupVersion, KubeModel, ObjectMeta, Resource
 from pyop.api.k8s.apps.v1 import Deployment
-from pyop.client import Client, ClientConfig, DataLossWarning, NotFoundError
+from pyop.client import Client, DataLossWarning, NotFoundError
 from pyop.client.resources import BUILTIN
 from pyop.controller import create_or_patch, create_or_update
 from pyop.testing import TestAPIServer
@@ -121,7 +121,7 @@ def _set_replicas(replicas: int) -> Callable[[Any], None]:
 
 
 async def _round_trip(server: TestAPIServer, wire: dict[str, Any], write: str, model: type[Resource]) -> None:
-    async with Client(ClientConfig(server=server.url, token=server.token)) as client:
+    async with Client(server.client_config()) as client:
         with contextlib.suppress(NotFoundError):  # a fresh object per example
             await client.dynamic.delete(DEPLOYMENTS, "web", "default")
         stored = await client.dynamic.create(DEPLOYMENTS, wire)
@@ -164,7 +164,7 @@ def test_the_issue_example_keeps_strategy_and_min_ready_seconds() -> None:
     """`create_or_update(client, Deployment(metadata=...), lambda d: setattr(d.spec, "replicas", 3))`."""
 
     async def run() -> None:
-        async with TestAPIServer() as server, Client(ClientConfig(server=server.url, token=server.token)) as client:
+        async with TestAPIServer() as server, Client(server.client_config()) as client:
             extras = {"strategy": {"type": "Recreate"}, "minReadySeconds": 7}
             wire = _deployment("web", extras, [{"image": "nginx"}], {})
             await client.dynamic.create(DEPLOYMENTS, wire)
@@ -186,7 +186,7 @@ def test_status_writes_keep_undeclared_status_fields() -> None:
         status: PartialStatus | None = None
 
     async def run() -> None:
-        async with TestAPIServer() as server, Client(ClientConfig(server=server.url, token=server.token)) as client:
+        async with TestAPIServer() as server, Client(server.client_config()) as client:
             await client.dynamic.create(DEPLOYMENTS, _deployment("web", {}, [{"image": "nginx"}], {}))
             status = {"replicas": 2, "readyReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}
             current = await client.dynamic.get(DEPLOYMENTS, "web", "default")
@@ -210,7 +210,7 @@ def test_a_model_that_drops_unknown_fields_warns_before_a_whole_object_write() -
         spec: LossySpec | None = None
 
     async def run() -> None:
-        async with TestAPIServer() as server, Client(ClientConfig(server=server.url, token=server.token)) as client:
+        async with TestAPIServer() as server, Client(server.client_config()) as client:
             await client.dynamic.create(DEPLOYMENTS, _deployment("web", {}, [{"image": "nginx"}], {}))
             obj = await client.get(Lossy, "web", "default")
             with pytest.warns(DataLossWarning, match="LossySpec|Lossy"):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest_asyncio
 
-from pyop.client import APIResource, Client, ClientConfig, DynamicClient, Transport
+from pyop.client import APIResource, Client, DynamicClient, Transport
 from pyop.informers import Backoff, DeletedFinalStateUnknown, Informer, object_key
 from pyop.testing import TestAPIServer, schemaless_crd
 
@@ -30,7 +30,7 @@ async def server() -> AsyncIterator[TestAPIServer]:
 
 @pytest_asyncio.fixture
 async def dynamic(server: TestAPIServer) -> AsyncIterator[DynamicClient]:
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         client = DynamicClient(transport)
         namespaces = await client.resource("v1", "Namespace")
         for namespace in NAMESPACES[1:]:

@@ -28,7 +28,7 @@ async def candidates(server: TestAPIServer) -> AsyncIterator[Callable[..., Leade
     clock = FakeClock(start=1000.0)
 
     def make(identity: str, **options: Any) -> LeaderElector:
-        transport = Transport(ClientConfig(server=server.url, token=server.token))
+        transport = Transport(server.client_config())
         transports.append(transport)
         lock = LeaseLock(DynamicClient(transport), "default", LEASE, identity)
         return LeaderElector(lock, clock=options.pop("clock", clock), rng=lambda: 0.0, **options)
@@ -57,7 +57,7 @@ async def run_until(clock: FakeClock, done: Callable[[], bool], waiting: int, st
 
 
 async def lease(server: TestAPIServer) -> dict[str, Any]:
-    async with Transport(ClientConfig(server=server.url, token=server.token)) as transport:
+    async with Transport(server.client_config()) as transport:
         return await DynamicClient(transport).get(LEASES, LEASE, "default")
 
 

@@ -10,7 +10,7 @@ import pytest_asyncio
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, connector
 
 
 @pytest.fixture
@@ -28,5 +28,5 @@ async def server(kubernetes_version: str) -> AsyncIterator[TestAPIServer]:
 @pytest_asyncio.fixture
 async def api(server: TestAPIServer) -> AsyncIterator[Api]:
     headers = {"Authorization": f"Bearer {server.token}"}
-    async with aiohttp.ClientSession(base_url=server.url, headers=headers) as session:
+    async with aiohttp.ClientSession(base_url=server.url, headers=headers, connector=connector(server)) as session:
         yield Api(session)

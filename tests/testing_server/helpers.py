@@ -13,6 +13,11 @@ import pytest
 GUARD = 10.0  # seconds: only a failure guard, never an expectation
 
 
+def connector(server: Any) -> aiohttp.TCPConnector:
+    """A connector that trusts the test server's certificate (plain http needs none)."""
+    return aiohttp.TCPConnector(ssl=server.ssl_context() or True)
+
+
 class Api:
     """HTTP helper: every call returns (status, decoded JSON body)."""
 

@@ -7,11 +7,11 @@ from kubernetes_asyncio import client as k8s_client
 from kubernetes_asyncio import config as k8s_config
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap, connector
 
 
 async def test_requests_without_bearer_token_get_401_status(server: TestAPIServer) -> None:
-    async with aiohttp.ClientSession(base_url=server.url) as session:
+    async with aiohttp.ClientSession(base_url=server.url, connector=connector(server)) as session:
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {server.token}"}):
             async with session.get("/api/v1/namespaces", headers=headers) as response:
                 assert response.status == 401
@@ -22,9 +22,10 @@ async def test_requests_without_bearer_token_get_401_status(server: TestAPIServe
 
 
 async def test_plain_api_starts_and_stops_a_real_server() -> None:
-    async with TestAPIServer() as server:
+    async with TestAPIServer(tls=False) as server:
         url = server.url
         assert url.startswith("http://127.0.0.1:")
+        assert "certificate-authority-data" not in server.kubeconfig_dict()["clusters"][0]["cluster"]
         async with aiohttp.ClientSession() as session, session.get(f"{url}/healthz") as response:
             assert response.status == 200
     async with aiohttp.ClientSession() as session:
@@ -49,7 +50,10 @@ async def test_kubeconfig_loads_with_a_standard_loader(server: TestAPIServer) ->
 async def test_plugin_fixture_provides_a_started_server(test_api_server: TestAPIServer) -> None:
     headers = {"Authorization": f"Bearer {test_api_server.token}"}
     url = f"{test_api_server.url}/api/v1/namespaces/default"
-    async with aiohttp.ClientSession(headers=headers) as session, session.get(url) as response:
+    async with (
+        aiohttp.ClientSession(headers=headers, connector=connector(test_api_server)) as session,
+        session.get(url) as response,
+    ):
         assert response.status == 200
         assert (await response.json())["status"]["phase"] == "Active"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import aiohttp
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, Api, configmap
+from testing_server.helpers import CM, Api, configmap, connector
 
 MERGE = "application/merge-patch+json"
 
@@ -119,7 +119,7 @@ async def test_watch_from_a_compacted_resource_version_gets_410_expired(server: 
 async def test_bounded_history_expires_old_resource_versions() -> None:
     async with TestAPIServer(history_limit=3) as server:
         headers = {"Authorization": f"Bearer {server.token}"}
-        async with aiohttp.ClientSession(base_url=server.url, headers=headers) as session:
+        async with aiohttp.ClientSession(base_url=server.url, headers=headers, connector=connector(server)) as session:
             api = Api(session)
             old = await api.create_ok(CM, configmap("first"))
             for index in range(4):

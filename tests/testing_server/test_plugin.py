@@ -14,7 +14,8 @@ def test_fixture_available_through_pytest_plugins_and_entry_point(tmp_path: Path
         "async def test_server(test_api_server):\n"
         "    headers = {'Authorization': f'Bearer {test_api_server.token}'}\n"
         "    async with aiohttp.ClientSession(headers=headers) as session:\n"
-        "        async with session.get(test_api_server.url + '/api/v1/namespaces/default') as response:\n"
+        "        url = test_api_server.url + '/api/v1/namespaces/default'\n"
+        "        async with session.get(url, ssl=test_api_server.ssl_context()) as response:\n"
         "            assert response.status == 200\n"
     )
     (tmp_path / "pytest.ini").write_text(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import aiohttp
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, DEPLOY, Api, configmap, deployment
+from testing_server.helpers import CM, DEPLOY, Api, configmap, connector, deployment
 
 MERGE = "application/merge-patch+json"
 
@@ -235,7 +235,7 @@ async def test_timestamps_come_from_the_injected_clock() -> None:
     moments = iter(datetime(2030, 1, 1, 0, 0, second, tzinfo=UTC) for second in range(60))
     async with TestAPIServer(clock=lambda: next(moments)) as server:
         headers = {"Authorization": f"Bearer {server.token}"}
-        async with aiohttp.ClientSession(base_url=server.url, headers=headers) as session:
+        async with aiohttp.ClientSession(base_url=server.url, headers=headers, connector=connector(server)) as session:
             api = Api(session)
             body = configmap("a")
             body["metadata"]["finalizers"] = ["example.com/hold"]

@@ -10,7 +10,6 @@ from typing import Any
 from pydantic import Field
 
 from pyop.api import GroupVersion, KubeModel, Resource
-from pyop.client import ClientConfig
 from pyop.manager import Manager, ManagerOptions
 from pyop.testing import TestAPIServer, schemaless_crd
 from pyop.webhook import AdmissionDenied, Warnings, admission_request
@@ -137,7 +136,7 @@ def webhook_manager(server: TestAPIServer, cert_dir: Path) -> Manager:
     """A manager on the test server serving its webhooks on a free local port with the certificate in cert_dir."""
     return Manager(
         ManagerOptions(
-            config=ClientConfig(server=server.url, token=server.token),
+            config=server.client_config(),
             webhook_host="127.0.0.1",
             webhook_port=0,
             webhook_cert_path=str(cert_dir),

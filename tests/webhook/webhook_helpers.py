@@ -17,7 +17,6 @@ import aiohttp
 from pydantic import Field
 
 from pyop.api import GroupVersion, KubeModel, Resource
-from pyop.client import ClientConfig
 from pyop.manager import Manager, ManagerOptions
 from pyop.manager.certificates import write_self_signed_certificate
 from pyop.testing import TestAPIServer
@@ -147,7 +146,7 @@ def webhook_manager(server: TestAPIServer, cert_dir: Path, **options: Any) -> Ma
     options.setdefault("graceful_shutdown_timeout", 5.0)
     return Manager(
         ManagerOptions(
-            config=ClientConfig(server=server.url, token=server.token),
+            config=server.client_config(),
             webhook_host="127.0.0.1",
             webhook_port=0,
             webhook_cert_path=str(cert_dir),
