@@ -215,13 +215,19 @@ def edit(
         str | None,
         typer.Option(help="Kubernetes minor version (e.g. 1.36) of embedded built-in schemas and the test server."),
     ] = None,
+    plugins: Annotated[
+        str | None,
+        typer.Option(
+            help="Add a plugin: helm (or helm/v2-alpha) writes dist/chart from config/default; run again to renew it."
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option(help="Replace files that cannot be edited in place with the template's version.")
     ] = False,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
 ) -> None:
-    """Change project-wide settings: multigroup layout, namespace scope, licence header."""
+    """Change project-wide settings: multigroup layout, namespace scope, licence header, plugins."""
     from pyop_scaffold.cli.flags import parse_bool_flag
     from pyop_scaffold.commands.edit import EditOptions, edit_project
 
@@ -232,6 +238,7 @@ def edit(
             license=license,
             owner=owner,
             kubernetes_version=kubernetes_version,
+            plugins=plugins,
             force=force,
         )
         return edit_project(project_dir, options)

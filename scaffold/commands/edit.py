@@ -5,6 +5,8 @@ are (Kubebuilder leaves moving them to the user too), so the report names each f
 --namespaced makes the project what `pyop init --namespaced` would have made, editing only the fields that
 differ. --license and --owner rewrite hack/boilerplate.py.txt, which later scaffolds copy; no existing file changes.
 --kubernetes-version only changes PROJECT: `make manifests` and the project's tests read it from there.
+--plugins=helm writes dist/chart from what config/default renders (after this command's other edits) and records
+the plugin in PROJECT; run again (`make helm-chart`) it regenerates the chart, keeping the user's edits.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyop_scaffold.commands import project_files
+from pyop_scaffold.commands import helm_chart, project_files
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
@@ -46,6 +48,7 @@ class EditOptions:
     license: str | None = None
     owner: str | None = None
     kubernetes_version: str | None = None
+    plugins: str | None = None
     force: bool = False
 
 
@@ -60,9 +63,12 @@ def edit_project(root: Path, options: EditOptions) -> Report:
     kubernetes_version = (
         None if options.kubernetes_version is None else validate_kubernetes_version(options.kubernetes_version)
     )
-    wanted = (options.multigroup, options.namespaced, options.license, options.owner, kubernetes_version)
+    plugins = None if options.plugins is None else helm_chart.parse_plugins(options.plugins)
+    wanted = (options.multigroup, options.namespaced, options.license, options.owner, kubernetes_version, plugins)
     if all(v is None for v in wanted):
-        raise UsageError("nothing to edit: pass --multigroup, --namespaced, --license, --owner or --kubernetes-version")
+        raise UsageError(
+            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version or --plugins"
+        )
     project = load_project(root)
     before = project.model_copy(deep=True)
     changes = ChangeSet(root, force=options.force)
@@ -81,6 +87,9 @@ def edit_project(root: Path, options: EditOptions) -> Report:
     if kubernetes_version is not None and kubernetes_version != project.effective_kubernetes_version:
         project.kubernetes_version = kubernetes_version
         next_step = next_step or "regenerate the CRDs' embedded built-in schemas with: make manifests"
+    if plugins:
+        notes.extend(helm_chart.plan_helm_chart(changes, project))
+        next_step = next_step or "check the chart with: make helm-lint"
     if project != before:
         changes.update_file(PROJECT_FILE, dump_project(project))
     files = project_files.apply(changes)

@@ -127,7 +127,13 @@ CASES = [
         "edit-nothing",
         "project",
         ("edit",),
-        "nothing to edit: pass --multigroup, --namespaced, --license, --owner or --kubernetes-version",
+        "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version or --plugins",
+    ),
+    (
+        "edit-bad-plugin",
+        "project",
+        ("edit", "--plugins=helm,go/v4"),
+        "invalid --plugins value 'go/v4': pyop has the plugin helm, helm/v2-alpha",
     ),
     (
         "edit-bad-kubernetes-version",
