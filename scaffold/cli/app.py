@@ -120,6 +120,17 @@ def create_api(
     namespaced: Annotated[bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the resource.")] = True,
     resource: Annotated[bool, typer.Option(help="Scaffold the API model.")] = True,
     controller: Annotated[bool, typer.Option(help="Scaffold the controller.")] = True,
+    external_api_path: Annotated[
+        str | None,
+        typer.Option(help="Import path of the models of a kind not defined here (e.g. certmanager_models.v1)."),
+    ] = None,
+    external_api_domain: Annotated[
+        str | None, typer.Option(help="Domain of that external kind's group (the API group is <group>.<domain>).")
+    ] = None,
+    external_api_module: Annotated[
+        str | None,
+        typer.Option(help="Requirement installing them, added to pyproject.toml (e.g. certmanager-models>=1.2)."),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Overwrite files of an existing scaffold.")] = False,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
@@ -127,6 +138,7 @@ def create_api(
     """Scaffold a Kubernetes API: model, controller, sample, RBAC helper roles and kustomize wiring."""
     from pyop_scaffold.commands.create_api import CreateAPIOptions
     from pyop_scaffold.commands.create_api import create_api as run_create_api
+    from pyop_scaffold.project.foreign_kinds import ExternalFlags
 
     options = CreateAPIOptions(
         group=group,
@@ -137,6 +149,7 @@ def create_api(
         resource=resource,
         controller=controller,
         force=force,
+        external=ExternalFlags(external_api_path, external_api_domain, external_api_module),
     )
     _run(lambda: run_create_api(project_dir, options), verbose=verbose)
 
@@ -145,7 +158,7 @@ def create_api(
 def create_webhook(
     group: Annotated[str, typer.Option(help="API group of the kind, without the domain (e.g. crew).")],
     version: Annotated[str, typer.Option(help="API version of the kind; with --conversion, the hub version.")],
-    kind: Annotated[str, typer.Option(help="Kind made by `pyop create api` (e.g. Captain).")],
+    kind: Annotated[str, typer.Option(help="Kind: the project's, a built-in or an external one (e.g. Captain).")],
     plural: Annotated[str | None, typer.Option(help="Plural resource name (default: the kind's).")] = None,
     defaulting: Annotated[bool, typer.Option("--defaulting", help="Scaffold a defaulting (mutating) webhook.")] = False,
     programmatic_validation: Annotated[
@@ -168,6 +181,17 @@ def create_webhook(
         str | None,
         typer.Option(help="Custom path of the validating webhook (default: /validate-<group>-<ver>-<kind>)."),
     ] = None,
+    external_api_path: Annotated[
+        str | None,
+        typer.Option(help="Import path of the models of a kind not defined here (e.g. certmanager_models.v1)."),
+    ] = None,
+    external_api_domain: Annotated[
+        str | None, typer.Option(help="Domain of that external kind's group (the API group is <group>.<domain>).")
+    ] = None,
+    external_api_module: Annotated[
+        str | None,
+        typer.Option(help="Requirement installing them, added to pyproject.toml (e.g. certmanager-models>=1.2)."),
+    ] = None,
     force: Annotated[bool, typer.Option(help="Scaffold a webhook that exists again, overwriting its files.")] = False,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
@@ -175,6 +199,7 @@ def create_webhook(
     """Scaffold defaulting, validating or conversion webhooks for a kind, and wire them into config/default."""
     from pyop_scaffold.commands.create_webhook import CreateWebhookOptions
     from pyop_scaffold.commands.create_webhook import create_webhook as run_create_webhook
+    from pyop_scaffold.project.foreign_kinds import ExternalFlags
 
     options = CreateWebhookOptions(
         group=group,
@@ -188,6 +213,7 @@ def create_webhook(
         defaulting_path=defaulting_path,
         validation_path=validation_path,
         force=force,
+        external=ExternalFlags(external_api_path, external_api_domain, external_api_module),
     )
     _run(lambda: run_create_webhook(project_dir, options), verbose=verbose)
 

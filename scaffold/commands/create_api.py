@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pyop_scaffold.commands import project_files
+from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
@@ -13,7 +14,9 @@ from pyop_scaffold.edit.insertion import insert_at_marker
 from pyop_scaffold.edit.python_source import add_import
 from pyop_scaffold.edit.yaml_edit import append_unique
 from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project import builtin_kinds, foreign_kinds
 from pyop_scaffold.project.config import PROJECT_FILE, APISettings, Project, ResourceEntry, dump_project, load_project
+from pyop_scaffold.project.foreign_kinds import ExternalFlags, ForeignKind
 from pyop_scaffold.project.layout import KindLayout
 from pyop_scaffold.project.names import (
     snake_case,
@@ -24,6 +27,7 @@ from pyop_scaffold.project.names import (
 )
 from pyop_scaffold.render.changeset import ChangeSet, IfExists
 from pyop_scaffold.render.lock import holding_project_lock
+from pyop_scaffold.render.python_literal import import_sections, python_literal
 from pyop_scaffold.render.templates import render_template
 
 HELPER_ROLES = ("admin", "editor", "viewer")
@@ -39,6 +43,7 @@ class CreateAPIOptions:
     resource: bool = True
     controller: bool = True
     force: bool = False
+    external: ExternalFlags = ExternalFlags()
 
 
 @holding_project_lock
@@ -50,6 +55,17 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
     if not options.resource and not options.controller:
         raise UsageError("nothing to do: --no-resource and --no-controller together scaffold nothing")
     project = load_project(root)
+    foreign = foreign_kinds.resolve(
+        project,
+        group,
+        version,
+        kind,
+        scaffolds_api=options.resource,
+        external=options.external,
+        plural=validate_plural(options.plural) if options.plural else None,
+    )
+    if foreign is not None:
+        return _create_foreign_controller(root, project, foreign, options)
     _check_single_group(project, group)
     _check_kind_unique(project, group, kind)
     plural = _plural_for(project, group, kind, options)
@@ -141,9 +157,85 @@ def _check_kind_unique(project: Project, group: str, kind: str) -> None:
             )
 
 
+def _create_foreign_controller(root: Path, project: Project, foreign: ForeignKind, options: CreateAPIOptions) -> Report:
+    """A controller for a built-in or external kind: no model, sample, CRD or helper roles (the kind is not the
+    project's), the model imported from where it lives, RBAC markers for its API group."""
+    existing = project.find(foreign.group, foreign.version, foreign.kind)
+    gvk = f"{foreign.group}/{foreign.version}, Kind={foreign.kind}"
+    if existing is not None and existing.controller and not options.force:
+        raise ConflictError(f"controller for {gvk} already exists: pass --force to scaffold it again")
+    owner = next((s for s in project.kinds_of(foreign.group, foreign.kind) if s.controller and s is not existing), None)
+    if owner is not None:
+        raise UsageError(
+            f"invalid --version {foreign.version!r}: {foreign.group}/{foreign.kind} already has a controller "
+            f"(scaffolded with {owner.version}); one controller reconciles a kind"
+        )
+    layout = foreign.layout(project)
+    changes = ChangeSet(root, force=options.force)
+    rendered = render_template("api", _foreign_context(root, project, layout, foreign))
+    if project.multigroup:
+        changes.add_file(f"{layout.controllers_dir}/__init__.py", rendered["controllers_group_init.py"], IfExists.SKIP)
+    changes.add_file(layout.controller_file, rendered["foreign_controller.py"])
+    changes.add_file(layout.controller_test_file, rendered["foreign_controller_test.py"])
+    _register_controller(changes, layout)
+    notes: list[str] = []
+    if foreign.requirement is not None:
+        notes += add_dependency(changes, foreign.requirement)
+    entry = existing
+    if entry is None:
+        entry = ResourceEntry(group=foreign.group, version=foreign.version, kind=foreign.kind)
+        project.resources.append(entry)
+    foreign.record(entry)
+    entry.controller = True
+    changes.update_file(PROJECT_FILE, dump_project(project))
+    report = Report(files=project_files.apply(changes), notes=notes)
+    report.next_step = f"implement the reconciler in {layout.controller_file}, then run: make manifests"
+    return report
+
+
+def _foreign_context(root: Path, project: Project, layout: KindLayout, foreign: ForeignKind) -> dict[str, object]:
+    if foreign.builtin is not None:
+        sample = builtin_kinds.minimal_object(foreign.builtin, f"{foreign.kind.lower()}-sample")
+        namespaced = foreign.builtin.namespaced
+        has_status = builtin_kinds.has_status(foreign.builtin)
+    else:
+        api_version = f"{foreign.api_group}/{foreign.version}"
+        name = f"{foreign.kind.lower()}-sample"
+        sample = {"apiVersion": api_version, "kind": foreign.kind, "metadata": {"name": name}}
+        namespaced = True
+        has_status = True
+    model_import = f"from {foreign.model_module} import {foreign.kind}"
+    first_party = [f"from {layout.controller_module} import setup_with_manager"]
+    third_party: list[str] = []
+    # ruff's isort counts a module found in the project folder as first-party, an installed one as third-party.
+    top = foreign.model_module.partition(".")[0]
+    (first_party if (root / top).is_dir() or (root / f"{top}.py").is_file() else third_party).append(model_import)
+    return {
+        **_context(root, project, layout, namespaced),
+        "controller_imports": import_sections(
+            ["from pyop.controller import Request, Result", "from pyop.manager import Manager", *third_party],
+            [s for s in first_party if s != first_party[0]],
+        ),
+        "controller_test_imports": import_sections(
+            [
+                "import pytest",
+                "from pyop.manager import Manager, ManagerOptions",
+                "from pyop.testing import TestAPIServer",
+                *third_party,
+            ],
+            first_party,
+        ),
+        "rbac_group": foreign.rbac_group,
+        "has_status": has_status,
+        "external": not foreign.core,
+        "sample_object": python_literal(sample, prefix_width=len("SAMPLE = ")),
+    }
+
+
 def _check_single_group(project: Project, group: str) -> None:
-    """Without --multigroup, every API lives in api/<version>/, so two groups would share one package."""
-    other = next((r.group for r in project.resources if r.group != group), None)
+    """Without --multigroup, every API lives in api/<version>/, so two groups would share one package; built-in
+    and external kinds are not a group of the project's."""
+    other = next((g for g in project.own_groups() if g != group), None)
     if other is not None and not project.multigroup:
         raise UsageError(
             f"invalid group {group!r}: this project already has group {other!r} and is not multigroup; "
@@ -203,6 +295,11 @@ def _plan_controller(changes: ChangeSet, layout: KindLayout, rendered: dict[str,
         changes.add_file(f"{layout.controllers_dir}/__init__.py", rendered["controllers_group_init.py"], IfExists.SKIP)
     changes.add_file(layout.controller_file, rendered["controller.py"])
     changes.add_file(layout.controller_test_file, rendered["controller_test.py"])
+    _register_controller(changes, layout)
+
+
+def _register_controller(changes: ChangeSet, layout: KindLayout) -> None:
+    """main.py imports the controller module and calls its setup_with_manager at the builder insertion point."""
     main = read_text(changes, layout.main_file)
     if main is None:
         raise UsageError(f"cannot register the controller: {layout.main_file} is missing")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pyop_scaffold.commands import project_files
+from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
@@ -28,6 +29,7 @@ from pyop_scaffold.edit.python_source import (
 )
 from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
 from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project import builtin_kinds, foreign_kinds
 from pyop_scaffold.project.config import (
     PROJECT_FILE,
     Project,
@@ -36,6 +38,7 @@ from pyop_scaffold.project.config import (
     dump_project,
     load_project,
 )
+from pyop_scaffold.project.foreign_kinds import ExternalFlags, ForeignKind
 from pyop_scaffold.project.layout import KindLayout
 from pyop_scaffold.project.names import (
     validate_group,
@@ -46,6 +49,7 @@ from pyop_scaffold.project.names import (
 )
 from pyop_scaffold.render.changeset import ChangeSet
 from pyop_scaffold.render.lock import holding_project_lock
+from pyop_scaffold.render.python_literal import import_sections, python_literal
 from pyop_scaffold.render.templates import render_template
 
 DEFAULT_KUSTOMIZATION = "config/default/kustomization.yaml"
@@ -101,6 +105,7 @@ class CreateWebhookOptions:
     defaulting_path: str | None = None
     validation_path: str | None = None
     force: bool = False
+    external: ExternalFlags = ExternalFlags()
 
 
 @holding_project_lock
@@ -117,8 +122,23 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
             f"{version!r}, e.g. --spoke v2"
         )
     project = load_project(root)
-    entry = _existing_api(project, group, version, kind)
-    plural = _plural(entry, options)
+    foreign = foreign_kinds.resolve(
+        project,
+        group,
+        version,
+        kind,
+        scaffolds_api=False,
+        external=options.external,
+        plural=validate_plural(options.plural) if options.plural else None,
+    )
+    if foreign is not None and options.conversion:
+        what = "built-in" if foreign.core else "external"
+        raise UsageError(
+            f"invalid --conversion for the {what} kind {group}/{version}, Kind={kind}: its versions are converted "
+            "by the API server that serves it, not by this project"
+        )
+    entry = _foreign_entry(project, foreign) if foreign is not None else _existing_api(project, group, version, kind)
+    plural = foreign.plural if foreign is not None else _plural(entry, options)
     for spoke in spokes:
         sibling = project.find(group, spoke, kind)
         if sibling is None or sibling.api is None:
@@ -132,13 +152,18 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
         _check_not_scaffolded(entry, options)
 
     settings = _merged_settings(entry.webhooks, options, spokes)
-    layout = KindLayout(project, group, version, kind, plural, api_package=entry.path)
+    if foreign is not None:
+        layout = foreign.layout(project)
+    else:
+        layout = KindLayout(project, group, version, kind, plural, api_package=entry.path)
     changes = ChangeSet(root, force=options.force)
-    context = _context(root, project, layout, settings)
+    context = _context(root, project, layout, settings, foreign)
     rendered = render_template("webhook", context)
     _plan_code(changes, layout, rendered)
     _plan_main(changes, layout)
     notes = _plan_makefile(changes, project.package)
+    if foreign is not None and foreign.requirement is not None:
+        notes += add_dependency(changes, foreign.requirement)
     entry.webhooks = settings
     _plan_kustomize(changes, project, rendered, settings)
     if settings.conversion:
@@ -215,6 +240,17 @@ def _existing_api(project: Project, group: str, version: str, kind: str) -> Reso
     return entry
 
 
+def _foreign_entry(project: Project, foreign: ForeignKind) -> ResourceEntry:
+    """The PROJECT entry of a built-in or external kind, added when the webhook is the first thing scaffolded for it
+    (Kubebuilder's `core: true` / `external: true` resources)."""
+    entry = project.find(foreign.group, foreign.version, foreign.kind)
+    if entry is None:
+        entry = ResourceEntry(group=foreign.group, version=foreign.version, kind=foreign.kind)
+        project.resources.append(entry)
+    foreign.record(entry)
+    return entry
+
+
 def _plural(entry: ResourceEntry, options: CreateWebhookOptions) -> str:
     from pyop.api.naming import default_plural
 
@@ -265,14 +301,38 @@ def _merged_settings(
     )
 
 
-def _context(root: Path, project: Project, layout: KindLayout, settings: WebhookSettings) -> dict[str, Any]:
+def _context(
+    root: Path, project: Project, layout: KindLayout, settings: WebhookSettings, foreign: ForeignKind | None
+) -> dict[str, Any]:
     spokes = settings.spoke or []
+    admission = bool(settings.defaulting or settings.validation)
+    module_third = ["from pyop.manager import Manager"]
+    module_third += ["from pyop.webhook import Warnings"] if settings.validation else []
+    test_third = ["import pytest"] if admission else []
+    test_third += [] if foreign is not None else ["import yaml"]
+    test_third += ["from pyop.manager import Manager, ManagerOptions"]
+    if admission:
+        test_third += ["from pyop.manager.certificates import write_self_signed_certificate"]
+        test_third += ["from pyop.testing import TestAPIServer"]
+    if foreign is None:
+        model_first, model_third = _api_imports(layout, spokes).split("\n"), []
+        sample, namespaced = "", _namespaced(project, layout)
+    else:
+        model_first, model_third = _model_import(root, foreign)
+        sample, namespaced = _foreign_sample(foreign)
+    test_first = [*model_first, _webhook_test_import(layout, settings)]
     return {
+        "module_imports": import_sections(module_third + model_third, model_first),
+        "test_imports": import_sections(test_third + model_third, test_first),
+        "foreign": foreign is not None,
+        "external": foreign is not None and not foreign.core,
+        "sample_object": sample,
+        "webhook_group": foreign.rbac_group if foreign is not None else layout.qualified_group,
         **kind_template_context(root, project, layout),
         "webhook_module": layout.webhook_module,
         "setup_function": layout.webhook_setup_function,
         "sample_file": layout.sample_file,
-        "namespaced": _namespaced(project, layout),
+        "namespaced": namespaced,
         "defaulting": bool(settings.defaulting),
         "validation": bool(settings.validation),
         "conversion": bool(settings.conversion),
@@ -281,10 +341,31 @@ def _context(root: Path, project: Project, layout: KindLayout, settings: Webhook
         "custom_defaulting_path": settings.defaulting_path is not None,
         "custom_validation_path": settings.validation_path is not None,
         "spokes": ",".join(spokes),
-        "api_imports": _api_imports(layout, spokes),
-        "webhook_test_import": _webhook_test_import(layout, settings),
         "crd_name": layout.crd_name,
     }
+
+
+def _model_import(root: Path, foreign: ForeignKind) -> tuple[list[str], list[str]]:
+    """The import of a built-in or external kind's model, as (first-party, third-party) statements: ruff's isort
+    counts a module found in the project folder as first-party, an installed one as third-party."""
+    statement = f"from {foreign.model_module} import {foreign.kind}"
+    top = foreign.model_module.partition(".")[0]
+    local = (root / top).is_dir() or (root / f"{top}.py").is_file()
+    return ([statement], []) if local else ([], [statement])
+
+
+def _foreign_sample(foreign: ForeignKind) -> tuple[str, bool]:
+    """The test's sample of a kind with no config/samples file (the smallest object its schema accepts), and its
+    scope (an external kind's model is taken as namespaced, as most are)."""
+    name = f"{foreign.kind.lower()}-sample"
+    if foreign.builtin is not None:
+        obj = builtin_kinds.minimal_object(foreign.builtin, name)
+        namespaced = foreign.builtin.namespaced
+    else:
+        api_version = f"{foreign.api_group}/{foreign.version}"
+        obj = {"apiVersion": api_version, "kind": foreign.kind, "metadata": {"name": name}}
+        namespaced = True
+    return python_literal(obj, prefix_width=len("SAMPLE = ")), namespaced
 
 
 def _namespaced(project: Project, layout: KindLayout) -> bool:

@@ -100,7 +100,7 @@ def edit_project(root: Path, options: EditOptions) -> Report:
 
 def _set_multigroup(root: Path, project: Project, multigroup: bool) -> list[str]:
     """Record the layout; the notes list the files of existing kinds that the new layout would put elsewhere."""
-    groups = sorted({r.group for r in project.resources})
+    groups = project.own_groups()
     if not multigroup and len(groups) > 1:
         raise UsageError(
             f"invalid --multigroup=false: this project has groups {', '.join(map(repr, groups))}, "

@@ -63,10 +63,23 @@ class ResourceEntry(_Model):
     api: APISettings | None = None
     controller: bool | None = None
     webhooks: WebhookSettings | None = None
+    # Kinds the project does not define (Kubebuilder's fields): `core: true` for a built-in kind (path: its
+    # pyop.api.k8s models module), `external: true` for a third-party one (path: the Python module of its models,
+    # module: the requirement that installs them).
+    core: bool | None = None
+    external: bool | None = None
+    module: str | None = None
+
+    @property
+    def owned(self) -> bool:
+        """Whether the kind is the project's own (not a built-in or external kind it only reconciles)."""
+        return not (self.core or self.external)
 
     @property
     def qualified_group(self) -> str:
-        """`crew` + `my.domain` -> `crew.my.domain` (the CRD's spec.group)."""
+        """`crew` + `my.domain` -> `crew.my.domain` (the CRD's spec.group); the built-in `core` group is ""."""
+        if self.core and self.group == "core":
+            return ""
         return f"{self.group}.{self.domain}" if self.domain else self.group
 
     def same_gvk(self, group: str, version: str, kind: str) -> bool:
@@ -106,6 +119,10 @@ class Project(_Model):
 
     def kinds_of(self, group: str, kind: str) -> list[ResourceEntry]:
         return [r for r in self.resources if (r.group, r.kind) == (group, kind)]
+
+    def own_groups(self) -> list[str]:
+        """The groups of the project's own kinds, sorted (built-in and external kinds are not a group of its)."""
+        return sorted({r.group for r in self.resources if r.owned})
 
 
 def validate_kubernetes_version(value: str) -> str:
@@ -177,8 +194,10 @@ def check_values(project: Project) -> None:
             names.validate_domain(entry.domain)
         if entry.plural is not None:
             names.validate_plural(entry.plural)
-        if entry.path is not None:
+        if entry.path is not None and entry.owned:
             names.validate_module_path(entry.path, project.package, "path")
+        elif entry.path is not None:
+            names.validate_import_path(entry.path, "path")
         if entry.webhooks is not None:
             for spoke in entry.webhooks.spoke or ():
                 names.validate_version(spoke)

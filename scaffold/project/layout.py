@@ -31,9 +31,15 @@ class KindLayout:
     # stay where `create api` put them when `pyop edit --multigroup` changes the layout later (as in Kubebuilder,
     # whose scaffolds import a resource's recorded path).
     api_package: str | None = None
+    # A kind the project does not define (built-in or external): the API group the server serves it under ("" for
+    # core) and the module its model is imported from.
+    api_group: str | None = None
+    model_module: str | None = None
 
     @property
     def qualified_group(self) -> str:
+        if self.api_group is not None:
+            return self.api_group
         return f"{self.group}.{self.project.domain}"
 
     @property
@@ -60,6 +66,8 @@ class KindLayout:
 
     @property
     def types_module(self) -> str:
+        if self.model_module is not None:
+            return self.model_module
         return f"{self.api_module}.{self.kind_module}_types"
 
     @property

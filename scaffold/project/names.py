@@ -34,6 +34,7 @@ THIRD_PARTY_MODULES = frozenset(
 # files). A kind of the same name would be shadowed by them, or shadow them.
 RESERVED_KINDS = frozenset(
     {
+        "Any",
         "Condition",
         "Field",
         "GroupVersion",
@@ -181,6 +182,17 @@ def validate_module_path(path: str, package: str, what: str) -> str:
     parts = path.split(".")
     if parts[0] != package or not all(_IDENTIFIER.fullmatch(p) and not keyword.iskeyword(p) for p in parts):
         raise UsageError(f"invalid {what} {path!r}: must be a dotted Python module path inside the package {package!r}")
+    return path
+
+
+def validate_import_path(path: str, what: str) -> str:
+    """A dotted Python import path of another distribution's models (`--external-api-path certmanager_models.v1`)."""
+    parts = path.split(".")
+    if not all(_IDENTIFIER.fullmatch(p) and not keyword.iskeyword(p) for p in parts):
+        raise UsageError(
+            f"invalid {what} {path!r}: must be a dotted Python import path of a models module, e.g. "
+            "certmanager_models.v1"
+        )
     return path
 
 

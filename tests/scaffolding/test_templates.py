@@ -22,6 +22,7 @@ CONTEXTS = {
     "api": [
         {"kind": "Frigate", "plural": "frigates", "namespaced": False, "custom_plural": False},
         {"kind": "Admiral", "plural": "admirales", "namespaced": True, "custom_plural": True},
+        {"kind": "Certificate", "external": True, "rbac_group": "cert-manager.io", "has_status": False},
     ],
     "webhook": [
         {"defaulting": True, "validation": False, "custom_defaulting_path": True, "defaulting_path": "/m-captain"},
@@ -30,11 +31,15 @@ CONTEXTS = {
             "validation": True,
             "conversion": True,
             "spokes": "v2,v3",
-            "api_imports": "from p.api.v1.captain_types import Captain\n"
+            "module_imports": "from pyop.manager import Manager\nfrom pyop.webhook import Warnings\n\n"
+            "from p.api.v1.captain_types import Captain\n"
             "from p.api.v2.captain_types import Captain as CaptainV2\n"
             "from p.api.v3.captain_types import Captain as CaptainV3",
             "spoke_version": "v3",
         },
+        # A built-in kind's webhooks (the sample inline, no CRDs) and an external kind's (a stand-in CRD).
+        {"foreign": True, "kind": "Pod", "webhook_group": "core", "sample_object": '{"kind": "Pod"}'},
+        {"foreign": True, "external": True, "kind": "Certificate", "sample_object": '{"kind": "Certificate"}'},
     ],
 }
 

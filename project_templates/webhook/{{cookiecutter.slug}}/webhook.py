@@ -19,12 +19,7 @@ from __future__ import annotations
 
 import logging
 
-from pyop.manager import Manager
-{%- if cookiecutter.validation %}
-from pyop.webhook import Warnings
-{%- endif %}
-
-{{ cookiecutter.api_imports }}
+{{ cookiecutter.module_imports }}
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +27,7 @@ log = logging.getLogger(__name__)
 {%- if cookiecutter.defaulting %}
 
 
-# +kubebuilder:webhook:path={{ cookiecutter.defaulting_path }},mutating=true,failurePolicy=fail,sideEffects=None,groups={{ cookiecutter.qualified_group }},resources={{ cookiecutter.plural }},verbs=create;update,versions={{ cookiecutter.version }},name=m{{ cookiecutter.kind_lower }}-{{ cookiecutter.version }}.kb.io,admissionReviewVersions=v1
+# +kubebuilder:webhook:path={{ cookiecutter.defaulting_path }},mutating=true,failurePolicy=fail,sideEffects=None,groups={{ cookiecutter.webhook_group }},resources={{ cookiecutter.plural }},verbs=create;update,versions={{ cookiecutter.version }},name=m{{ cookiecutter.kind_lower }}-{{ cookiecutter.version }}.kb.io,admissionReviewVersions=v1
 
 
 class {{ cookiecutter.kind }}Defaulter:
@@ -54,7 +49,7 @@ class {{ cookiecutter.kind }}Defaulter:
 # TODO(user): change verbs to "verbs=create;update;delete" to validate deletions too.
 # NOTE: the path must match the one the webhook is served on (see the setup function); the API server cannot
 # reach the webhook otherwise.
-# +kubebuilder:webhook:path={{ cookiecutter.validation_path }},mutating=false,failurePolicy=fail,sideEffects=None,groups={{ cookiecutter.qualified_group }},resources={{ cookiecutter.plural }},verbs=create;update,versions={{ cookiecutter.version }},name=v{{ cookiecutter.kind_lower }}-{{ cookiecutter.version }}.kb.io,admissionReviewVersions=v1
+# +kubebuilder:webhook:path={{ cookiecutter.validation_path }},mutating=false,failurePolicy=fail,sideEffects=None,groups={{ cookiecutter.webhook_group }},resources={{ cookiecutter.plural }},verbs=create;update,versions={{ cookiecutter.version }},name=v{{ cookiecutter.kind_lower }}-{{ cookiecutter.version }}.kb.io,admissionReviewVersions=v1
 
 
 class {{ cookiecutter.kind }}Validator:

@@ -1,35 +1,66 @@
 {{ cookiecutter.license_header }}"""Tests of the {{ cookiecutter.version }} {{ cookiecutter.kind }} webhooks: called directly, and{% if cookiecutter.defaulting or cookiecutter.validation %} end to end through
 pyop's test API server, which calls them as config/webhook/manifests.yaml tells it (as a cluster would){% else %} their paths{% endif %}.
 
-They start from the sample in config/samples; add a case for every rule you write in {{ cookiecutter.webhook_module.rpartition(".")[2] }}.py.
+They start from {% if cookiecutter.foreign %}SAMPLE below{% else %}the sample in config/samples{% endif %}; add a case for every rule you write in {{ cookiecutter.webhook_module.rpartition(".")[2] }}.py.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-{% if cookiecutter.defaulting or cookiecutter.validation -%}
-import pytest
-{% endif -%}
-import yaml
-from pyop.manager import Manager, ManagerOptions
-{% if cookiecutter.defaulting or cookiecutter.validation -%}
-from pyop.manager.certificates import write_self_signed_certificate
-from pyop.testing import TestAPIServer
-{% endif %}
-{{ cookiecutter.api_imports }}
-{{ cookiecutter.webhook_test_import }}
+{%- if cookiecutter.external %}
+from typing import Any
+{%- endif %}
+
+{{ cookiecutter.test_imports }}
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+{%- if cookiecutter.foreign %}
+# TODO(user): the smallest {{ cookiecutter.kind }} its schema accepts; make it one your webhooks act on.
+SAMPLE = {{ cookiecutter.sample_object }}
+{%- else %}
 SAMPLE = PROJECT_ROOT / "{{ cookiecutter.sample_file }}"
-{%- if cookiecutter.defaulting or cookiecutter.validation %}
+{%- endif %}
+{%- if (cookiecutter.defaulting or cookiecutter.validation) and not cookiecutter.foreign %}
 CRD_DIR = PROJECT_ROOT / "config" / "crd" / "bases"
+{%- endif %}
+{%- if cookiecutter.defaulting or cookiecutter.validation %}
 WEBHOOK_MANIFESTS = PROJECT_ROOT / "config" / "webhook" / "manifests.yaml"
 {%- endif %}
 
 
 def sample() -> {{ cookiecutter.kind }}:
+{%- if cookiecutter.foreign %}
+    return {{ cookiecutter.kind }}.model_validate(SAMPLE)
+{%- else %}
     return {{ cookiecutter.kind }}.model_validate(yaml.safe_load(SAMPLE.read_text()))
+{%- endif %}
+{%- if cookiecutter.external and (cookiecutter.defaulting or cookiecutter.validation) %}
+
+
+def stand_in_crd() -> dict[str, Any]:
+    """A CRD serving {{ cookiecutter.kind }} with any content, for a test server that has no {{ cookiecutter.kind }} CRD
+    (TODO(user): load the real CRD instead, `test_api_server.load_crds(path)`)."""
+    info = {{ cookiecutter.kind }}.resource_info
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{info.plural}.{info.group}"},
+        "spec": {
+            "group": info.group,
+            "names": {"kind": info.kind, "plural": info.plural, "listKind": f"{info.kind}List"},
+            "scope": "Namespaced" if info.namespaced else "Cluster",
+            "versions": [
+                {
+                    "name": info.version,
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+                }
+            ],
+        },
+    }
+{%- endif %}
 
 
 def test_setup_serves_the_paths_of_the_markers() -> None:
@@ -56,9 +87,17 @@ async def test_the_api_server_calls_the_webhooks_when_the_sample_is_created(
 ) -> None:
     """The manager serves the webhooks over HTTPS; the test API server, given config/webhook/manifests.yaml,
     calls them on create and admits the sample."""
+{%- if cookiecutter.foreign %}
+    if not WEBHOOK_MANIFESTS.is_file():
+        pytest.fail("no config/webhook/manifests.yaml: run `make manifests` first")
+{%- if cookiecutter.external %}
+    test_api_server.add_crd(stand_in_crd())
+{%- endif %}
+{%- else %}
     if not WEBHOOK_MANIFESTS.is_file() or not list(CRD_DIR.glob("*.yaml")):
         pytest.fail("no config/webhook/manifests.yaml or CRDs: run `make manifests` first")
     test_api_server.load_crds(CRD_DIR)
+{%- endif %}
     certificate, _ = write_self_signed_certificate(tmp_path, ["127.0.0.1"])
     manager = Manager(
         ManagerOptions(

@@ -1,0 +1,160 @@
+"""Built-in Kubernetes kinds as `create api` and `create webhook` name them: `--group core|apps|batch|networking ...`.
+
+Kubebuilder treats a group it knows as Kubernetes' own (`core`, `apps`, `batch`, `networking` with domain `k8s.io`
+...) when the command scaffolds no API for it: the kind is not the project's, PROJECT records it with `core: true`
+and the path of its types, and the controller imports those. pyop's types are the generated models of
+`pyop.api.k8s`, so the kinds a built-in group has are read from their index (`pyop.api.k8s._index.ROOT_KINDS`),
+not from a second hand-written table: a kind that is not there is refused with the spellings that are.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pyop_scaffold.errors import UsageError
+
+K8S_DOMAIN = "k8s.io"
+MODELS_PACKAGE = "pyop.api.k8s"
+
+
+@dataclass(frozen=True)
+class BuiltinKind:
+    """One root kind of the bundled definitions, with the names PROJECT and the scaffolds use for it."""
+
+    group: str  # as PROJECT records it: `core`, `apps`, `networking`, `rbac.authorization` (Kubebuilder's)
+    domain: str | None  # `k8s.io` for `*.k8s.io` groups, none for `core`, `apps`, `batch` ...
+    api_group: str  # as the API server names it: "", `apps`, `networking.k8s.io`
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    module: str  # `pyop.api.k8s.core.v1`: where the kind's model is imported from
+
+    @property
+    def rbac_group(self) -> str:
+        """The group as `+kubebuilder:rbac` and `+kubebuilder:webhook` markers spell it (`core` for "")."""
+        return self.api_group or "core"
+
+
+@functools.cache
+def _kinds() -> tuple[BuiltinKind, ...]:
+    from pyop.api.k8s._index import ROOT_KINDS
+
+    kinds = []
+    for api_group, version, kind, plural, namespaced, package in ROOT_KINDS:
+        if package.startswith("meta."):
+            continue
+        if api_group == "":
+            group, domain = "core", None
+        elif api_group.endswith("." + K8S_DOMAIN):
+            group, domain = api_group.removesuffix("." + K8S_DOMAIN), K8S_DOMAIN
+        else:
+            group, domain = api_group, None
+        module = f"{MODELS_PACKAGE}.{package}"
+        kinds.append(BuiltinKind(group, domain, api_group, version, kind, plural, namespaced, module))
+    return tuple(kinds)
+
+
+@functools.cache
+def _spellings() -> dict[str, str]:
+    """Every accepted `--group` spelling -> PROJECT's group: `rbac`, `rbac.authorization` and
+    `rbac.authorization.k8s.io` all name one group; `core` is the core group "" (as in Kubebuilder)."""
+    names: dict[str, str] = {}
+    for kind in _kinds():
+        package = kind.module.removeprefix(MODELS_PACKAGE + ".").partition(".")[0]
+        for spelling in (package, kind.group, kind.api_group):
+            if spelling:
+                names.setdefault(spelling, kind.group)
+    return names
+
+
+def builtin_group(group: str) -> str | None:
+    """PROJECT's name of the built-in group `group` spells, or None when it is not a Kubernetes group."""
+    return _spellings().get(group)
+
+
+def group_spellings() -> list[str]:
+    """The short `--group` names of the built-in groups (one per group), sorted."""
+    return sorted({k.module.removeprefix(MODELS_PACKAGE + ".").partition(".")[0] for k in _kinds()})
+
+
+def find_builtin_kind(group: str, version: str, kind: str) -> BuiltinKind:
+    """The built-in kind `--group/--version/--kind` name; a one-line error naming what exists when it does not."""
+    canonical = builtin_group(group)
+    if canonical is None:
+        raise UsageError(
+            f"invalid group {group!r}: not a built-in Kubernetes group; built-in groups are "
+            f"{', '.join(group_spellings())}"
+        )
+    in_group = [k for k in _kinds() if k.group == canonical]
+    for candidate in in_group:
+        if (candidate.version, candidate.kind) == (version, kind):
+            return candidate
+    versions = sorted({k.version for k in in_group})
+    if version not in versions:
+        raise UsageError(
+            f"invalid version {version!r} for built-in group {group!r}: the bundled definitions have "
+            f"{', '.join(versions)}"
+        )
+    kinds = sorted(k.kind for k in in_group if k.version == version)
+    raise UsageError(
+        f"invalid kind {kind!r}: built-in group {group}/{version} has no such kind; its kinds are {', '.join(kinds)}"
+    )
+
+
+def has_status(builtin: BuiltinKind) -> bool:
+    """Whether the kind's model has a `status` (so its controller may need the `/status` subresource)."""
+    import importlib
+
+    model = getattr(importlib.import_module(builtin.module), builtin.kind)
+    return "status" in model.model_fields
+
+
+def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
+    """The smallest object of the kind its OpenAPI definition accepts: every required field, recursively, with a
+    placeholder value (a Pod gets one container named `name`). Scaffolded tests start from it; the user fills in
+    the rest. Deterministic: built from the pinned definitions only."""
+    from pyop.api.definitions import definition_for_kind, load_definitions
+
+    definitions = load_definitions(_models_version())
+    schema = definitions[definition_for_kind(builtin.api_group, builtin.version, builtin.kind, _models_version())]
+    obj: dict[str, object] = {
+        "apiVersion": f"{builtin.api_group}/{builtin.version}" if builtin.api_group else builtin.version,
+        "kind": builtin.kind,
+        "metadata": {"name": name},
+    }
+    for field in schema.get("required") or ():
+        if field not in obj:
+            obj[field] = _placeholder((schema.get("properties") or {}).get(field) or {}, definitions, name, 0)
+    return obj
+
+
+def _models_version() -> str:
+    from pyop.api.k8s import KUBERNETES_VERSION
+
+    return KUBERNETES_VERSION
+
+
+def _placeholder(schema: Mapping[str, Any], definitions: Mapping[str, Any], name: str, depth: int) -> object:
+    from pyop.api.definitions import reference_target
+
+    ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or () if "$ref" in s), None)
+    if ref is not None:
+        schema = definitions[reference_target(ref)]
+    if schema.get("enum"):
+        return sorted(schema["enum"])[0]
+    kind = schema.get("type")
+    if kind == "array":
+        return [_placeholder(schema.get("items") or {}, definitions, name, depth + 1)] if depth < 8 else []
+    if kind == "integer" or kind == "number":
+        return 1
+    if kind == "boolean":
+        return False
+    if kind == "string" or "format" in schema or depth >= 8:
+        return name
+    required = schema.get("required") or ()
+    properties = schema.get("properties") or {}
+    return {field: _placeholder(properties.get(field) or {}, definitions, name, depth + 1) for field in required}
