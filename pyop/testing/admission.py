@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from greenlet import getcurrent, greenlet
+from greenlet import getcurrent
 
+from pyop.testing.bridge import Bridged
 from pyop.testing.kinds import UserInfo
 from pyop.testing.resources import ResourceType
 
@@ -48,8 +49,9 @@ class Stale(Exception):  # noqa: N818 - a signal to start over, not a failure
     """The object changed while the write waited for webhooks; the write must start again."""
 
 
-class AdmittedWrite(greenlet):  # type: ignore[misc]  # greenlet ships no precise stubs for subclassing
-    """A write that may be suspended at its admission points (its parent is the dispatcher)."""
+class AdmittedWrite(Bridged):  # type: ignore[misc]
+    """A write that may be suspended at its admission points (its parent is the dispatcher), and, as any bridged
+    call, for the conversion webhooks it needs (``bridge.wait_for``)."""
 
 
 def suspend(point: AdmissionPoint) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ import yaml
 from aiohttp import web
 
 from pyop.client.jsoncodec import decode_json
+from pyop.testing import bridge
 from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
 from pyop.testing.errors import ApiError, bad_request, warning_header
 from pyop.testing.kinds import UserInfo
@@ -135,14 +136,21 @@ class ApiHandler:
         self.webhooks = webhooks
 
     async def _admitted(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
-        """Run a write; through the admission webhooks only while some are configured."""
-        if not self.operations.admission_active:
+        """Run a write; through the webhooks only while some are configured (admission webhooks, or a CRD's
+        conversion webhook)."""
+        if not self.operations.admission_active and not self.resources.webhook_converted:
             return write(body)
         try:
             return await self.webhooks.drive(write, body, warnings)
         except ApiError as error:
             error.warnings = warnings
             raise
+
+    async def _read(self, read: Callable[[], T]) -> T:
+        """Run a read; in a bridge while a CRD has a conversion webhook (its objects are converted on the way out)."""
+        if not self.resources.webhook_converted:
+            return read()
+        return await bridge.run(read, caller=self.webhooks.caller)
 
     def discovery(self, path: DiscoveryPath, server_address: str) -> web.Response:
         if path.legacy:
@@ -182,7 +190,7 @@ class ApiHandler:
         if verb == "get":
             if target.subresource == "scale":
                 return json_response(ops.get_scale(resource_type, ns, target.name))
-            return json_response(ops.get(resource_type, ns, target.name))
+            return json_response(await self._read(lambda: ops.get(resource_type, ns, target.name)))
         if verb in ("list", "watch", "deletecollection"):
             labels = parse_label_selector(query.get("labelSelector"))
             field_selector = query.get("fieldSelector", "")
@@ -192,13 +200,15 @@ class ApiHandler:
             if verb == "list":
                 limit = _int_param(query, "limit")
                 return json_response(
-                    ops.list(
-                        resource_type,
-                        namespace,
-                        labels,
-                        fields,
-                        limit=limit,
-                        continue_token=query.get("continue", ""),
+                    await self._read(
+                        lambda: ops.list(
+                            resource_type,
+                            namespace,
+                            labels,
+                            fields,
+                            limit=limit,
+                            continue_token=query.get("continue", ""),
+                        )
                     )
                 )
             if verb == "deletecollection":
@@ -293,6 +303,7 @@ class ApiHandler:
             timeout=float(timeout) if timeout else None,
             send_initial_events=query_bool(query, "sendInitialEvents"),
         )
+        watcher.caller = self.webhooks.caller if resource_type.conversion is not None else None
         response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()
         try:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyop.testing import defaulting, webhook_config
+from pyop.testing.conversion import conversion_causes
 from pyop.testing.errors import ApiError, StatusCause, invalid
 from pyop.testing.resources import ResourceType, types_from_crd
 
@@ -144,6 +145,7 @@ def validate_crd(crd: dict[str, Any]) -> list[ResourceType]:
                 "spec.scope",
             )
         )
+    causes.extend(conversion_causes(spec))
     expected = f"{names.get('plural')}.{spec.get('group')}"
     if not causes and name != expected:
         causes.append(

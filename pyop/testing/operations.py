@@ -25,6 +25,7 @@ from typing import Any
 from pyop.testing import defaulting, kinds, managed_fields
 from pyop.testing.admission import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
 from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, BuiltinStrategy
+from pyop.testing.conversion import stored_as
 from pyop.testing.errors import (
     STALE_OBJECT,
     ApiError,
@@ -422,7 +423,6 @@ class Operations:
         elif resource_type.storage_key in CONFIGURATION_KEYS:
             kinds.prepare_webhook_configuration(resource_type, obj)
         obj = self._admit(resource_type, obj, None, options)
-        obj["apiVersion"] = self._storage_api_version(resource_type)
         manager = options.manager
         fields = managed_fields.object_field_set(
             applied if applied is not None else obj, skip_status=resource_type.has_status
@@ -443,15 +443,11 @@ class Operations:
                 self._require_live_namespace(namespace)
             if self.store.get(resource_type.storage_key, namespace, name) is not None:
                 raise already_exists(resource_type.plural, resource_type.group, name)
+        obj = stored_as(obj, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         if options.dry_run:
             return served_as(obj, resource_type)
         self._commit(resource_type, "ADDED", obj, None)
         return served_as(obj, resource_type)
-
-    def _storage_api_version(self, resource_type: ResourceType) -> str:
-        if resource_type.version == resource_type.storage_version:
-            return resource_type.api_version
-        return f"{resource_type.group}/{resource_type.storage_version}"
 
     def _point(
         self,
@@ -612,17 +608,18 @@ class Operations:
         if patch_type == APPLY_PATCH:
             return self.apply(resource_type, namespace, name, patch_body, options, subresource=subresource)
         current = self._current(resource_type, namespace, name)
+        served = served_as(current, resource_type)  # patches apply to the object in the request's version
         if patch_type == MERGE_PATCH:
             if not isinstance(patch_body, dict):
                 raise bad_request("merge patch must be a JSON object")
-            patched = merge_patch(current, patch_body)
+            patched = merge_patch(served, patch_body)
         elif patch_type == JSON_PATCH:
-            patched = json_patch(current, patch_body)
+            patched = json_patch(served, patch_body)
         elif patch_type == STRATEGIC_PATCH:
             kinds.reject_strategic_merge(resource_type)
             if not isinstance(patch_body, dict):
                 raise bad_request("strategic merge patch must be a JSON object")
-            patched = strategic_merge(current, patch_body)
+            patched = strategic_merge(served, patch_body)
         else:
             raise ApiError(415, f"unsupported patch type {patch_type!r}", reason="UnsupportedMediaType")
         patched = _writable_copy(patched)
@@ -659,7 +656,8 @@ class Operations:
             return created, True
         config = clone_json(config)
         config.setdefault("metadata", {}).pop("resourceVersion", None)
-        merged = merge_patch(current, config) if resource_type.custom else strategic_merge(current, config)
+        served = served_as(current, resource_type)
+        merged = merge_patch(served, config) if resource_type.custom else strategic_merge(served, config)
         merged = _writable_copy(merged)
         self._check_identity(resource_type, merged)
         updated = self._write(
@@ -689,6 +687,7 @@ class Operations:
         controllers' writes, which do not go through admission webhooks here."""
         name = current["metadata"]["name"]
         current_rv = current["metadata"]["resourceVersion"]
+        served = served_as(current, resource_type)  # the stored object in the request's version
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
         admitting = (
             self.admission_active
@@ -701,8 +700,9 @@ class Operations:
         if admitting:
             namespace = current["metadata"].get("namespace", "")
             new = self._decode(resource_type, new, options)
-            old = served_as(current, resource_type)
-            mutated = suspend(self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, old, options))
+            mutated = suspend(
+                self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, served, options)
+            )
             new = self._check_identity(resource_type, mutated)
             new["metadata"]["name"] = name
         sent_rv = new["metadata"].get("resourceVersion")
@@ -710,14 +710,14 @@ class Operations:
             raise conflict(resource_type.plural, resource_type.group, name, STALE_OBJECT)
         if subresource == "status":
             status = new.get("status")
-            new = _writable_copy(current)
+            new = _writable_copy(served)
             if status is None:
                 new.pop("status", None)
             else:
                 new["status"] = status
         elif resource_type.has_status:
-            if "status" in current:
-                new["status"] = current["status"]
+            if "status" in served:
+                new["status"] = served["status"]
             else:
                 new.pop("status", None)
         metadata = new["metadata"]
@@ -737,9 +737,8 @@ class Operations:
             new["status"] = kinds.crd_status(new, current, self.now())
         elif resource_type.storage_key in CONFIGURATION_KEYS:
             kinds.prepare_webhook_configuration(resource_type, new)
-        new = self._admit(resource_type, new, current, options)
+        new = self._admit(resource_type, new, served, options)
         metadata = new["metadata"]  # admission returns a new document
-        new["apiVersion"] = current["apiVersion"]
         if _is_being_deleted(current):
             added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
             if added:
@@ -759,17 +758,17 @@ class Operations:
         rule = self.builtin.generation_rule(resource_type)
         if rule is not None and "generation" in current["metadata"]:
             has_status = resource_type.has_status
-            if desired_state(rule, new, has_status=has_status) != desired_state(rule, current, has_status=has_status):
+            if desired_state(rule, new, has_status=has_status) != desired_state(rule, served, has_status=has_status):
                 metadata["generation"] = current["metadata"]["generation"] + 1
         if admitting:
-            served, old = served_as(new, resource_type), served_as(current, resource_type)
-            suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, served, old, options))
+            suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, new, served, options))
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
                 raise Stale(name)
+        new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         current_view, new_view = _without_volatile(current), _without_volatile(new)
         unchanged = new_view == current_view  # recording managedFields below changes neither view
         if unchanged and operation != "Apply":
-            return served_as(current, resource_type)
+            return served
         manager = options.manager
         if operation == "Apply":
             fields = managed_fields.object_field_set(
@@ -790,7 +789,7 @@ class Operations:
             replace=replace,
         )
         if unchanged and new["metadata"].get("managedFields") == current["metadata"].get("managedFields"):
-            return served_as(current, resource_type)
+            return served
         if options.dry_run:
             return served_as(new, resource_type)
         if _is_being_deleted(new) and not _finalizers_remain(resource_type, new):

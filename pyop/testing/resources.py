@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from pyop.testing.conversion import ConversionWebhook, webhook_conversion
 from pyop.testing.errors import ApiError
 from pyop.testing.selectors import FieldGetter, path_getter
 
@@ -49,6 +50,7 @@ class ResourceType:
     # Extra field selector labels -> dotted object path (CRD selectableFields, built-in field labels).
     field_labels: Mapping[str, str] = field(default_factory=dict)
     crd_name: str = ""
+    conversion: ConversionWebhook | None = None  # a CRD's conversion webhook (strategy Webhook)
     finalize: bool = False  # the Namespace `finalize` subresource
 
     @cached_property
@@ -149,6 +151,7 @@ def types_from_crd(crd: Mapping[str, Any]) -> list[ResourceType]:
     group, plural, kind = spec.get("group", ""), names.get("plural", ""), names.get("kind", "")
     versions = spec.get("versions") or []
     storage = next((v["name"] for v in versions if v.get("storage")), versions[0]["name"] if versions else "")
+    conversion = webhook_conversion(crd)
     types = []
     for version in versions:
         if not version.get("served", True):
@@ -183,6 +186,7 @@ def types_from_crd(crd: Mapping[str, Any]) -> list[ResourceType]:
                 schema=(version.get("schema") or {}).get("openAPIV3Schema"),
                 field_labels=selectable,
                 crd_name=(crd.get("metadata") or {}).get("name", ""),
+                conversion=conversion,
             )
         )
     return types
@@ -196,6 +200,7 @@ class ResourceRegistry:
         (`pyop.testing.builtins.catalog.builtin_types`)."""
         self._by_endpoint: dict[tuple[str, str, str], ResourceType] = {}
         self._crd_endpoints: dict[str, list[tuple[str, str, str]]] = {}
+        self.webhook_converted: set[str] = set()  # CRDs whose versions convert through a webhook
         for resource_type in builtins:
             self._add(resource_type)
 
@@ -224,8 +229,11 @@ class ResourceRegistry:
                 raise ApiError(409, f"{resource_type.plural}.{resource_type.group} is served by a built-in type")
             self._add(resource_type)
         self._crd_endpoints[name] = [(rt.group, rt.version, rt.plural) for rt in types]
+        if any(rt.conversion is not None for rt in types):
+            self.webhook_converted.add(name)
 
     def unserve_crd(self, name: str) -> None:
+        self.webhook_converted.discard(name)
         for key in self._crd_endpoints.pop(name, []):
             self._by_endpoint.pop(key, None)
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from aiohttp import web
 
+from pyop.testing import bridge
+from pyop.testing.conversion import converted
 from pyop.testing.errors import ApiError
 from pyop.testing.resources import ResourceType
 from pyop.testing.selectors import FieldRequirement, Requirement, fields_match, labels_match
@@ -29,9 +31,12 @@ INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
 def served_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any]:
-    """The stored object as seen through the requested version (conversion strategy None)."""
+    """The stored object as seen through the requested version: relabelled (conversion strategy None) or
+    converted by the CRD's conversion webhook (``conversion.converted``, inside a request's bridge)."""
     if obj.get("apiVersion") == resource_type.api_version:
         return obj
+    if resource_type.conversion is not None:
+        return converted(obj, resource_type.api_version, resource_type.conversion)
     return {**obj, "apiVersion": resource_type.api_version}
 
 
@@ -63,6 +68,8 @@ class Watcher:
         self._ready = asyncio.Event()
         self._closed = asyncio.Event()
         self._filtered = namespace is not None or bool(labels) or bool(fields)
+        # The server's webhook caller, for kinds whose versions convert through a webhook (set by the handler).
+        self.caller: Any = None
 
     def _put(self, item: Any) -> None:
         self._items.append(item)
@@ -142,6 +149,12 @@ class Watcher:
             line = event.encoded[cache_key] = event_line(event_type, wire)
         return line
 
+    async def _converted_line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
+        """``_line`` in a bridge, for a kind with a conversion webhook (events of other kinds need none)."""
+        if self.resource_type.conversion is None or item[0] in ("ERROR", "BOOKMARK"):
+            return self._line(item)
+        return await bridge.run(self._line, item, caller=self.caller)
+
     async def stream(self, response: web.StreamResponse, disconnected: Callable[[], bool] = lambda: False) -> None:
         """Write events until closed, timed out or the client goes away (checked every
         ``DISCONNECT_CHECK`` seconds on idle streams, so abandoned watches are released)."""
@@ -161,7 +174,12 @@ class Watcher:
                     finished = True
                     break
                 if item is not None and not self.stalled:
-                    lines.append(self._line(item))
+                    try:
+                        lines.append(await self._converted_line(item) if self.caller else self._line(item))
+                    except ApiError as error:  # the conversion webhook failed: the watch ends with its error
+                        lines.append(event_line("ERROR", error.to_status()))
+                        finished = True
+                        break
             if lines:
                 await response.write(b"".join(lines))
             if finished:

@@ -52,6 +52,36 @@ class WebhookCaller:
             await self._session.close()
             self._session = None
 
+    async def post(self, url: str, review: dict[str, Any], *, ca_bundle: bytes | None, timeout: float) -> Any:
+        """POST a review to ``url`` (its ``?timeout=``, as the API server's webhook client adds it) and decode the
+        JSON answer; raises CallFailed with the Go client's wording (``Post "<url>": ...``), which admission and
+        conversion prefix with their own words."""
+        separator = "&" if "?" in url else "?"
+        url = f"{url}{separator}timeout={timeout:g}s"
+        try:
+            async with asyncio.timeout(timeout):
+                async with self._client().post(
+                    url,
+                    data=dumps(review),
+                    headers={"Content-Type": "application/json", "Accept": "application/json"},
+                    ssl=self._context(ca_bundle),
+                ) as response:
+                    body = await response.read()
+                    status = response.status
+        except TimeoutError:
+            raise CallFailed(f'Post "{url}": context deadline exceeded') from None
+        except (aiohttp.ClientError, OSError, ssl.SSLError) as error:
+            raise CallFailed(f'Post "{url}": {error}') from None
+        if not 200 <= status < 300:
+            raise CallFailed(
+                f"an error on the server ({body[:200].decode(errors='replace')!r}) "
+                f"has prevented the request from succeeding (status {status})"
+            )
+        try:
+            return json.loads(body)
+        except ValueError as error:
+            raise CallFailed(f"the response is not JSON: {error}") from None
+
     async def call(self, webhook: Webhook, review: dict[str, Any]) -> dict[str, Any]:
         """The ``response`` of the webhook's answer to ``review``, verified; raises CallFailed."""
         if not webhook.url:
@@ -61,31 +91,10 @@ class WebhookCaller:
             )
         if "v1" not in webhook.review_versions:
             raise CallFailed("could not create admission objects: webhook does not accept AdmissionReview v1")
-        separator = "&" if "?" in webhook.url else "?"
-        url = f"{webhook.url}{separator}timeout={webhook.timeout}s"
         try:
-            async with asyncio.timeout(webhook.timeout):
-                async with self._client().post(
-                    url,
-                    data=dumps(review),
-                    headers={"Content-Type": "application/json", "Accept": "application/json"},
-                    ssl=self._context(webhook.ca_bundle),
-                ) as response:
-                    body = await response.read()
-                    status = response.status
-        except TimeoutError:
-            raise CallFailed(f'failed to call webhook: Post "{url}": context deadline exceeded') from None
-        except (aiohttp.ClientError, OSError, ssl.SSLError) as error:
-            raise CallFailed(f'failed to call webhook: Post "{url}": {error}') from None
-        if not 200 <= status < 300:
-            raise CallFailed(
-                f"failed to call webhook: an error on the server ({body[:200].decode(errors='replace')!r}) "
-                f"has prevented the request from succeeding (status {status})"
-            )
-        try:
-            answer = json.loads(body)
-        except ValueError as error:
-            raise CallFailed(f"failed to call webhook: the response is not JSON: {error}") from None
+            answer = await self.post(webhook.url, review, ca_bundle=webhook.ca_bundle, timeout=webhook.timeout)
+        except CallFailed as error:
+            raise CallFailed(f"failed to call webhook: {error}") from None
         return verified_response(answer, review["request"]["uid"], mutating=webhook.mutating)
 
 

@@ -30,6 +30,7 @@ import jsonpatch
 from greenlet import GreenletExit
 
 from pyop.testing.admission import MUTATING, AdmissionPoint, AdmittedWrite, Stale
+from pyop.testing.bridge import Awaited
 from pyop.testing.errors import ApiError, conflict, not_found
 from pyop.testing.patch import clone_json
 from pyop.testing.resources import version_priority
@@ -124,6 +125,9 @@ class WebhookDispatcher:
             try:
                 value = child.switch(clone_json(body))
                 while not child.dead:
+                    if isinstance(value, Awaited):  # a conversion webhook call (bridge.wait_for)
+                        value = child.switch(await value.settle(self.caller))
+                        continue
                     answer = await self.admit(value, warnings)
                     value = child.switch(answer)
                 return value  # type: ignore[no-any-return]

@@ -2,7 +2,9 @@
 
 envtest's ``WebhookInstallOptions`` reads ``config/webhook`` and rewrites every ``clientConfig.service`` to a URL
 on the local webhook server, with its own CA as ``caBundle``: the manifests under test are the ones deployed,
-only the address changes. This does the same for pyop's test server.
+only the address changes; envtest points the conversion webhooks of the CRDs it installs at the same server. This
+does both for pyop's test server: the CRDs already served with ``conversion.strategy: Webhook`` get
+``clientConfig.url`` = the server's URL + their service path (``/convert``) and the CA.
 """
 
 from __future__ import annotations
@@ -65,6 +67,40 @@ def pointed_at(configuration: dict[str, Any], url: str, ca_pem: bytes | None) ->
     return result
 
 
+def _pointed_conversion(crd: dict[str, Any], url: str, ca_pem: bytes | None) -> dict[str, Any] | None:
+    """A copy of a CRD whose conversion webhook calls ``url`` + its path; None when it has no conversion webhook."""
+    conversion = (crd.get("spec") or {}).get("conversion") or {}
+    if conversion.get("strategy") != "Webhook":
+        return None
+    result = clone_json(crd)
+    client = result["spec"]["conversion"].setdefault("webhook", {}).setdefault("clientConfig", {})
+    service = client.pop("service", None)
+    path = (service or {}).get("path") or (urlsplit(client["url"]).path if client.get("url") else "")
+    client["url"] = url.rstrip("/") + (path or "")
+    if ca_pem is not None:
+        client["caBundle"] = base64.b64encode(ca_pem).decode()
+    return result
+
+
+def point_conversion_webhooks(operations: Operations, *, url: str, ca_pem: bytes | None) -> list[str]:
+    """Point every served CRD's conversion webhook at ``url``; returns the names of the CRDs changed."""
+    from pyop.testing.kinds import CRD_STORAGE_KEY
+    from pyop.testing.operations import WriteOptions
+
+    crd_type = operations.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+    options = WriteOptions(field_manager="pyop-testing")
+    changed = []
+    for crd in sorted(operations.store.objects(CRD_STORAGE_KEY, None), key=lambda crd: crd["metadata"]["name"]):
+        pointed = _pointed_conversion(crd, url, ca_pem)
+        if pointed is None:
+            continue
+        name = crd["metadata"]["name"]
+        if pointed != crd:
+            operations.update(crd_type, "", name, pointed, options)
+        changed.append(name)
+    return changed
+
+
 def install_webhooks(
     operations: Operations,
     source: str | Path | dict[str, Any] | list[dict[str, Any]],
@@ -72,7 +108,9 @@ def install_webhooks(
     url: str,
     ca_bundle: bytes | str | Path | None = None,
 ) -> list[str]:
-    """Create or replace each Mutating/ValidatingWebhookConfiguration of ``source``; other documents are skipped."""
+    """Create or replace each Mutating/ValidatingWebhookConfiguration of ``source`` (other documents are skipped)
+    and point the conversion webhooks of the served CRDs at ``url``; returns the configurations' names, then the
+    CRDs'."""
     from pyop.testing.operations import WriteOptions
 
     if not url.startswith("https://"):
@@ -93,4 +131,4 @@ def install_webhooks(
         else:
             operations.update(resource_type, "", name, configuration, options)
         installed.append(name)
-    return installed
+    return installed + point_conversion_webhooks(operations, url=url, ca_pem=ca_pem)
