@@ -1,0 +1,103 @@
+"""The chart renders what the kustomize installer renders, passes `helm lint --strict`, and every object it renders
+is valid for the Kubernetes API (kubernetes-validate, strict)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+
+from .compare import by_key, kustomize_side
+from .helpers import helm_template, kustomize, namespace_of, ok, run
+
+# Kinds of operators the cluster must have; kubernetes-validate has no schema of theirs.
+NOT_BUILT_IN = {"cert-manager.io", "monitoring.coreos.com"}
+
+
+@pytest.mark.parametrize("name", ["sample", "namespaced"])
+def test_helm_template_renders_the_objects_kustomize_renders(
+    name: str, project: Callable[[str], Path], helm: str, kubectl: str
+) -> None:
+    root = project(name)
+    ok("edit", "--plugins=helm", cwd=root)
+    namespace = namespace_of(root)
+    expected = kustomize_side(kustomize(kubectl, root))
+    rendered = by_key(helm_template(helm, root, namespace=namespace))
+    assert sorted(rendered) == sorted(expected)
+    for key, obj in expected.items():
+        assert rendered[key] == obj, key
+
+
+@pytest.mark.parametrize("name", ["sample", "namespaced"])
+def test_the_chart_installs_into_the_release_namespace(
+    name: str, project: Callable[[str], Path], helm: str, kubectl: str
+) -> None:
+    root = project(name)
+    ok("edit", "--plugins=helm", cwd=root)
+    namespace = namespace_of(root)
+    objects = helm_template(helm, root, namespace="elsewhere")
+    namespaced = [o for o in objects if "namespace" in o["metadata"]]
+    assert namespaced and all(o["metadata"]["namespace"] == "elsewhere" for o in namespaced)
+    for obj in objects:
+        if obj["kind"] != "CustomResourceDefinition":  # a CRD's descriptions are the user's prose
+            assert namespace not in repr(obj), obj["metadata"]["name"]
+    subjects = [s for o in objects for s in o.get("subjects") or () if s.get("kind") == "ServiceAccount"]
+    assert subjects and {s["namespace"] for s in subjects} == {"elsewhere"}
+
+
+def test_namespaced_project_chart_grants_a_role_in_the_release_namespace(
+    project: Callable[[str], Path], helm: str
+) -> None:
+    root = project("namespaced")
+    ok("edit", "--plugins=helm", cwd=root)
+    objects = helm_template(helm, root, namespace="team-a")
+    kinds = {(o["kind"], o["metadata"]["name"]): o for o in objects}
+    assert ("Role", "webshop-manager-role") in kinds and ("ClusterRole", "webshop-manager-role") not in kinds
+    assert kinds[("Role", "webshop-manager-role")]["metadata"]["namespace"] == "team-a"
+    assert kinds[("RoleBinding", "webshop-manager-rolebinding")]["roleRef"]["kind"] == "Role"
+
+
+@pytest.mark.parametrize("name", ["sample", "namespaced"])
+def test_helm_lint_strict_passes(name: str, project: Callable[[str], Path], helm: str) -> None:
+    root = project(name)
+    ok("edit", "--plugins=helm", cwd=root)
+    result = run(helm, "lint", "--strict", str(root / "dist" / "chart"))
+    assert "0 chart(s) failed" in result.stdout
+    assert "[WARNING]" not in result.stdout and "[ERROR]" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [("sample", ()), ("sample", ("--set", "prometheus.enable=true")), ("namespaced", ())],
+    ids=["sample", "sample-with-servicemonitor", "namespaced"],
+)
+def test_every_rendered_object_passes_strict_kubernetes_validation(
+    name: str, values: tuple[str, ...], project: Callable[[str], Path], helm: str
+) -> None:
+    root = project(name)
+    ok("edit", "--plugins=helm", cwd=root)
+    objects = helm_template(helm, root, *values, namespace="operators")
+    checked, unknown = _validate(objects)
+    assert checked >= 10
+    assert unknown <= {(o["apiVersion"], o["kind"]) for o in objects if _group(o) in NOT_BUILT_IN}
+    if values:
+        assert ("monitoring.coreos.com/v1", "ServiceMonitor") in unknown
+
+
+def _validate(objects: list[dict[str, Any]]) -> tuple[int, set[tuple[str, str]]]:
+    checked, unknown = 0, set()
+    for obj in objects:
+        try:
+            kubernetes_validate.validate(obj, "1.37", strict=True)
+        except kubernetes_validate.SchemaNotFoundError:
+            unknown.add((obj["apiVersion"], obj["kind"]))
+            continue
+        checked += 1
+    return checked, unknown
+
+
+def _group(obj: dict[str, Any]) -> str:
+    return str(obj["apiVersion"]).rpartition("/")[0]
