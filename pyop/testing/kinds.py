@@ -77,33 +77,6 @@ def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) ->
     obj.setdefault("type", "Opaque")
 
 
-def review_response(resource_type: ResourceType, obj: dict[str, Any], users: dict[str, UserInfo]) -> dict[str, Any]:
-    """TokenReview / SubjectAccessReview: answered, never stored."""
-    spec = obj.get("spec") or {}
-    if resource_type.plural == "tokenreviews":
-        user = users.get(spec.get("token") or "")
-        if user is None:
-            obj["status"] = {"authenticated": False, "error": "invalid bearer token"}
-        else:
-            user_info: dict[str, Any] = {"username": user.username, "groups": list(user.groups)}
-            if user.uid:
-                user_info["uid"] = user.uid
-            obj["status"] = {
-                "authenticated": True,
-                "user": user_info,
-                "audiences": spec.get("audiences") or [],
-            }
-        return obj
-    known = {user.username: user for user in users.values()}
-    user = known.get(spec.get("user") or "")
-    groups = set(spec.get("groups") or []) | set(user.groups if user else [])
-    if "system:masters" in groups:
-        obj["status"] = {"allowed": True, "reason": "the user is a member of system:masters"}
-    else:
-        obj["status"] = {"allowed": False, "reason": "no RBAC policy matched"}
-    return obj
-
-
 # --- CustomResourceDefinition ---------------------------------------------------------------------
 
 

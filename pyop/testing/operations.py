@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pyop.api.paths import path_segment_problems
 from pyop.testing import defaulting, kinds, managed_fields
 from pyop.testing.admission import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
+from pyop.testing.authorization import Authorization, reviews
 from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, BuiltinStrategy
 from pyop.testing.conversion import stored_as
 from pyop.testing.errors import (
@@ -331,6 +333,8 @@ class Operations:
             )
 
     def _validate_name(self, resource_type: ResourceType, name: str) -> None:
+        if resource_type.group == "rbac.authorization.k8s.io" and name and not path_segment_problems(name):
+            return  # RBAC names are any path segment (ValidateRBACName): `system:discovery` is one
         pattern = _DNS_LABEL if resource_type.storage_key == "namespaces" else _DNS_SUBDOMAIN
         limit = 63 if resource_type.storage_key == "namespaces" else 253
         if not name:
@@ -377,7 +381,7 @@ class Operations:
         self._check_namespace(resource_type, namespace, obj)
         metadata = obj["metadata"]
         if resource_type.create_only:
-            return kinds.review_response(resource_type, obj, self.users)
+            return reviews.answer(Authorization(self.store, self.users), resource_type, namespace, obj, options.user)
         if metadata.get("resourceVersion"):
             raise ApiError(500, "resourceVersion should not be set on objects to be created", reason="InternalError")
         admitting = self.admission_active and not kinds.exempt_from_admission(resource_type)

@@ -27,6 +27,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.client.config import ClientConfig
+from pyop.testing.authorization import Authorization
 from pyop.testing.builtin_strategy import BuiltinStrategy
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.controllers import Controllers
@@ -119,6 +120,8 @@ class TestAPIServer:
             self.operations.create(
                 namespace_type, "", {"metadata": {"name": name}}, WriteOptions(field_manager="kube-apiserver")
             )
+        self.authorization = Authorization(self.store, self.users)  # RBAC, with the default ClusterRoles
+        self.authorization.install_defaults(self.operations)
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -249,6 +252,12 @@ class TestAPIServer:
         """Another bearer token the server accepts (and TokenReview reports)."""
         self.users[token] = UserInfo(username, [*(groups or []), "system:authenticated"])
 
+    def token_for_service_account(self, namespace: str, name: str) -> str:
+        """A bearer token that authenticates as the ServiceAccount (`system:serviceaccount:<ns>:<name>`, groups
+        `system:serviceaccounts`, `system:serviceaccounts:<ns>`, `system:authenticated`), authorized by RBAC as a
+        manager running as that ServiceAccount in a cluster is. The ServiceAccount must exist."""
+        return self.authorization.token_for_service_account(namespace, name)
+
     @property
     def request_count(self) -> int:
         return len(self.requests)
@@ -290,6 +299,8 @@ class TestAPIServer:
             record.name, record.subresource = target.name, target.subresource
         elif isinstance(target, DiscoveryPath):
             record.verb = "get"
+        user = self.users[authorization[7:].strip()]
+        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)  # or 403
         if self.faults.active:
             delay = self.faults.delay_for(request.method, request.path_qs)
             if delay:
