@@ -10,7 +10,8 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from .compare import by_key, kustomize_side
+from pyop_scaffold.chart.compare import by_key, differences, kustomize_side
+
 from .helpers import helm_template, kustomize, namespace_of, ok, run
 
 # Kinds of operators the cluster must have; kubernetes-validate has no schema of theirs.
@@ -29,6 +30,25 @@ def test_helm_template_renders_the_objects_kustomize_renders(
     assert sorted(rendered) == sorted(expected)
     for key, obj in expected.items():
         assert rendered[key] == obj, key
+    assert differences(kustomize(kubectl, root), helm_template(helm, root, namespace=namespace)) == []
+
+
+def test_a_chart_that_drifted_from_kustomize_is_told_apart(
+    project: Callable[[str], Path], helm: str, kubectl: str
+) -> None:
+    root = project("sample")
+    ok("edit", "--plugins=helm", cwd=root)
+    crds = root / "config/crd/kustomization.yaml"
+    crds.write_text(crds.read_text().replace("- bases/ship.example.com_frigates.yaml\n", ""))
+    kustomized = kustomize(kubectl, root)
+    templated = helm_template(helm, root, "--set", "manager.replicas=2", namespace=namespace_of(root))
+    found = differences(kustomized, templated)
+    assert (
+        found[0] == "only in helm template: apiextensions.k8s.io/v1/CustomResourceDefinition//frigates.ship.example.com"
+    )
+    assert found[1].startswith("differs: apps/v1/Deployment/sample-system/sample-controller-manager\n")
+    assert "+  replicas: 2" in found[1]
+    assert len(found) == 2
 
 
 @pytest.mark.parametrize("name", ["sample", "namespaced"])
