@@ -19,6 +19,7 @@ from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit.insertion import ensure_marker_above, insert_at_marker
+from pyop_scaffold.edit.module_merge import MergeError, merge_module
 from pyop_scaffold.edit.python_source import (
     add_class_base,
     add_comment_above_class,
@@ -159,7 +160,10 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     changes = ChangeSet(root, force=options.force)
     context = _context(root, project, layout, settings, foreign)
     rendered = render_template("webhook", context)
-    _plan_code(changes, layout, rendered)
+    # A kind that has webhooks gains the new ones inside its existing module and test (the user's code stays);
+    # only --force rewrites them whole.
+    merge = entry.webhooks is not None and not options.force
+    _plan_code(changes, layout, rendered, merge=merge, added=_added_kinds(entry.webhooks, settings))
     _plan_main(changes, layout)
     notes = _plan_makefile(changes, project.package)
     if foreign is not None and foreign.requirement is not None:
@@ -171,10 +175,9 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     changes.update_file(PROJECT_FILE, dump_project(project))
     if layout.webhook_file in changes.conflicts:
         chosen = [n for n, on in _kinds_of(settings) if on]
-        listed = ", ".join(chosen[:-1]) + " and " + chosen[-1] if len(chosen) > 1 else chosen[0]
         raise ConflictError(
-            f"{layout.webhook_file} already exists: pass --force to scaffold it again with {listed} webhooks "
-            "(your changes to it are overwritten)"
+            f"{layout.webhook_file} already exists: pass --force to scaffold it again with {_listed(chosen)} "
+            "webhooks (your changes to it are overwritten)"
         )
 
     report = Report(files=project_files.apply(changes), notes=notes)
@@ -413,14 +416,46 @@ def _sibling(layout: KindLayout, version: str) -> KindLayout:
     return KindLayout(layout.project, layout.group, version, layout.kind, layout.plural, api_package=path)
 
 
-def _plan_code(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes]) -> None:
+def _added_kinds(before: WebhookSettings | None, after: WebhookSettings) -> list[str]:
+    old = dict(_kinds_of(before or WebhookSettings()))
+    return [name for name, on in _kinds_of(after) if on and not old[name]]
+
+
+def _plan_code(
+    changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes], *, merge: bool, added: list[str]
+) -> None:
     package_dir = f"{layout.project.package}/webhook"
     _add_if_missing(changes, f"{package_dir}/__init__.py", rendered["package_init.py"])
     if layout.project.multigroup:
         _add_if_missing(changes, f"{layout.webhook_dir.rpartition('/')[0]}/__init__.py", rendered["package_init.py"])
     _add_if_missing(changes, f"{layout.webhook_dir}/__init__.py", rendered["package_init.py"])
-    changes.add_file(layout.webhook_file, rendered["webhook.py"])
-    changes.add_file(layout.webhook_test_file, rendered["webhook_test.py"])
+    files = (
+        (layout.webhook_file, "webhook.py", layout.webhook_setup_function),
+        (layout.webhook_test_file, "webhook_test.py", None),
+    )
+    for path, template, chain in files:
+        current = read_text(changes, path) if merge else None
+        if current is None:
+            changes.add_file(path, rendered[template])
+            continue
+        try:
+            merged = merge_module(
+                current,
+                rendered[template].decode("utf-8"),
+                source=path,
+                first_party=layout.project.package,
+                chain_function=chain,
+            )
+        except MergeError as exc:
+            raise ConflictError(
+                f"{exc}; or pass --force to rewrite {path} whole with the {_listed(added)} webhook "
+                "(your changes to it are overwritten)"
+            ) from None
+        changes.update_file(path, merged)
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0] if names else "same"
 
 
 def _plan_main(changes: ChangeSet, layout: KindLayout) -> None:

@@ -403,6 +403,93 @@ CASES = [
         "Invalid value for '--max-desc-len'",
     ),
     ("edit-value-after-space", "project", ("edit", "--namespaced", "yes"), "Got unexpected extra argument(s) (yes)"),
+    # Built-in and external kinds (create api --resource=false, create webhook).
+    (
+        "api-builtin-kind-missing",
+        "project",
+        ("create", "api", "--group", "apps", "--version", "v1", "--kind", "Deploymnt", "--resource=false"),
+        "invalid kind 'Deploymnt': built-in group apps/v1 has no such kind; its kinds are ControllerRevision, "
+        "DaemonSet, Deployment, ReplicaSet, StatefulSet",
+    ),
+    (
+        "api-builtin-version-missing",
+        "project",
+        ("create", "api", "--group", "batch", "--version", "v7", "--kind", "Job", "--resource=false"),
+        "invalid version 'v7' for built-in group 'batch': the bundled definitions have v1",
+    ),
+    (
+        "api-builtin-plural-differs",
+        "project",
+        (
+            "create",
+            "api",
+            "--group",
+            "core",
+            "--version",
+            "v1",
+            "--kind",
+            "Pod",
+            "--resource=false",
+            "--plural",
+            "podz",
+        ),
+        "invalid plural 'podz': the built-in core/Pod is 'pods'",
+    ),
+    (
+        "api-external-domain-without-path",
+        "project",
+        ("create", "api", *CAPTAIN, "--resource=false", "--external-api-domain", "io"),
+        "invalid --external-api-domain 'io': only with --external-api-path",
+    ),
+    (
+        "api-external-path-not-a-module",
+        "project",
+        ("create", "api", *CAPTAIN, "--resource=false", "--external-api-path", "cert-manager/v1"),
+        "invalid --external-api-path 'cert-manager/v1': must be a dotted Python import path",
+    ),
+    (
+        "api-external-with-resource",
+        "project",
+        ("create", "api", *CAPTAIN, "--external-api-path", "crew_models.v1"),
+        "invalid --external-api-path 'crew_models.v1': an external kind has no API in this project; pass "
+        "--resource=false",
+    ),
+    (
+        "api-external-module-not-a-requirement",
+        "project",
+        ("create", "api", *CAPTAIN, "--resource=false", "--external-api-path", "m.v1", "--external-api-module", "a b"),
+        "invalid --external-api-module 'a b': must be a Python requirement (PEP 508)",
+    ),
+    (
+        "api-external-bad-domain",
+        "project",
+        ("create", "api", *CAPTAIN, "--resource=false", "--external-api-path", "m.v1", "--external-api-domain", "IO"),
+        "invalid domain 'IO'",
+    ),
+    (
+        "webhook-builtin-kind-missing",
+        "project",
+        ("create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pods", "--defaulting"),
+        "invalid kind 'Pods': built-in group core/v1 has no such kind; its kinds are Binding, ComponentStatus",
+    ),
+    (
+        "webhook-builtin-conversion",
+        "project",
+        (
+            "create",
+            "webhook",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--conversion",
+            "--spoke",
+            "v2",
+        ),
+        "invalid --conversion for the built-in kind apps/v1, Kind=Deployment",
+    ),
 ]
 
 
