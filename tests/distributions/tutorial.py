@@ -6,6 +6,7 @@ right above a block says what else to do with it:
 
 - `<!-- tutorial: skip (reason) -->`: do not run it (it needs something CI lacks: say what).
 - `<!-- tutorial: write PATH -->`: the block is the whole content of PATH.
+- `<!-- tutorial: append PATH -->`: the block goes at the end of PATH (a long file shown part by part).
 - `<!-- tutorial: replace class NAME in PATH -->`: the block replaces class NAME (its `class` line to its last
   line; comments above it stay) in the Python file PATH.
 - `<!-- tutorial: replace line "PREFIX" in PATH -->`: the block replaces the one line of PATH starting with PREFIX.
@@ -25,6 +26,7 @@ DIRECTIVE = re.compile(r"<!--\s*tutorial:\s*(.*?)\s*-->\s*\Z", re.DOTALL)
 REPLACE = re.compile(r"replace class (\w+) in (\S+)\Z")
 REPLACE_LINE = re.compile(r'replace line "([^"]+)" in (\S+)\Z')
 WRITE = re.compile(r"write (\S+)\Z")
+APPEND = re.compile(r"append (\S+)\Z")
 
 # Run by the script's python3 with arguments FILE CLASS BLOCK-FILE: swaps a class for the block's text.
 REPLACE_CLASS_PROGRAM = """
@@ -91,6 +93,12 @@ def script(markdown: str, name: str) -> str:
             parts += [
                 f"echo {shlex.quote(f'== {where}: write {path}')}",
                 f"cat > {shlex.quote(path)} <<'PYOP_TUTORIAL_EOF'\n{block.text}PYOP_TUTORIAL_EOF",
+            ]
+        elif append := APPEND.match(directive):
+            (path,) = append.groups()
+            parts += [
+                f"echo {shlex.quote(f'== {where}: append to {path}')}",
+                f"cat >> {shlex.quote(path)} <<'PYOP_TUTORIAL_EOF'\n\n\n{block.text}PYOP_TUTORIAL_EOF",
             ]
         elif directive:
             raise ValueError(f"{where}: unknown tutorial directive {directive!r}")
