@@ -1,16 +1,18 @@
 """The chart's files, in memory, from the objects kustomize rendered: Chart.yaml, values.yaml and its schema,
-_helpers.tpl, .helmignore and one template per object (templates/<part>/<name>.yaml)."""
+_helpers.tpl, .helmignore, one template per object (templates/<part>/<name>.yaml), and the CI workflow that checks
+the chart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from pyop_scaffold.chart import parts, values
+from pyop_scaffold.chart import parts, values, yamltpl
 from pyop_scaffold.chart.kustomize import DEFAULT_DIR, Rendered
 from pyop_scaffold.chart.schema import schema_text
 from pyop_scaffold.chart.seal import PLACEHOLDER, seal, yaml_header
 from pyop_scaffold.chart.templatize import template_for
+from pyop_scaffold.chart.workflow import WORKFLOW_FILE, workflow_text
 
 CHART_DIR = "dist/chart"
 VALUES_FILE = f"{CHART_DIR}/values.yaml"
@@ -49,7 +51,8 @@ def build_chart(rendered: Rendered, project_name: str) -> Chart:
     files[f"{CHART_DIR}/Chart.yaml"] = seal(header + _chart_yaml(project_name))
     files[f"{CHART_DIR}/templates/_helpers.tpl"] = seal(header + _helpers(project_name))
     files[f"{CHART_DIR}/.helmignore"] = seal(header + HELMIGNORE)
-    files[VALUES_BASE_FILE] = values.yamltpl.dump(defaults)
+    files[VALUES_BASE_FILE] = yamltpl.dump(defaults)
+    files[WORKFLOW_FILE] = seal(workflow_text(header, rendered.namespace))
     return Chart(files=dict(sorted(files.items())), values=defaults)
 
 
