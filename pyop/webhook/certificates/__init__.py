@@ -1,0 +1,23 @@
+"""Self-managed webhook certificates (``--certificates=pyop``): a CA and a serving certificate in a Secret, rotated
+by the leader with an overlap, injected into the operator's webhook configurations and CRDs, served by every
+replica. See ``rotation.py`` for the schedule and ``runtime.py`` for the moving parts."""
+
+from pyop.webhook.certificates.rotation import CertificateState, RotationPolicy, plan
+from pyop.webhook.certificates.runtime import (
+    CertificateSettings,
+    InjectionTargets,
+    ReplicaSync,
+    Rotator,
+    setup_certificates,
+)
+
+__all__ = [
+    "CertificateSettings",
+    "CertificateState",
+    "InjectionTargets",
+    "ReplicaSync",
+    "RotationPolicy",
+    "Rotator",
+    "plan",
+    "setup_certificates",
+]
