@@ -31,16 +31,19 @@ from pyop.testing.authorization import Authorization
 from pyop.testing.builtin_strategy import BuiltinStrategy
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.controllers import Controllers
+from pyop.testing.discovery_aggregated import aggregated_response, wants_aggregated
 from pyop.testing.errors import ApiError
 from pyop.testing.faults import FaultInjector
 from pyop.testing.handlers import ApiHandler, error_response, is_watch, json_response
 from pyop.testing.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
+from pyop.testing.openapi import OpenAPIDocuments, openapi_response
 from pyop.testing.operations import Operations, WriteOptions
 from pyop.testing.patch import clone_json
 from pyop.testing.resources import ResourceRegistry
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.store import Store
+from pyop.testing.table import as_table
 from pyop.testing.tls import ServingCertificate
 from pyop.testing.webhook_dispatch import WebhookDispatcher
 from pyop.testing.webhook_install import install_webhooks
@@ -115,6 +118,7 @@ class TestAPIServer:
         self.kubeconfig_path = Path()
         self._ssl_context: ssl.SSLContext | None = None
         self._handler = ApiHandler(self.operations, self.webhooks)
+        self.openapi = OpenAPIDocuments(self.resources, self.kubernetes_version)
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
             self.operations.create(
@@ -309,10 +313,17 @@ class TestAPIServer:
             if injected is not None:
                 raise injected
         if isinstance(target, Target):
-            return await self._handler.handle(request, target, verb, self.users[authorization[7:].strip()])
+            response = await self._handler.handle(request, target, verb, self.users[authorization[7:].strip()])
+            return as_table(request, verb, target, response, self.operations)
         if isinstance(target, DiscoveryPath):
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
+            if (
+                target.version is None
+                and target.group in ("", None)
+                and wants_aggregated(request.headers.get("Accept", ""))
+            ):
+                return aggregated_response(self.resources, legacy=target.legacy)
             return self._handler.discovery(target, self.url.split("://", 1)[1])
         if request.path in ("/version", "/version/"):
             major, minor = self.kubernetes_version.split(".")
@@ -329,4 +340,6 @@ class TestAPIServer:
                     "platform": "linux/amd64",
                 }
             )
+        if request.path.startswith("/openapi/"):
+            return openapi_response(request, self.openapi)
         raise ApiError(404, "the server could not find the requested resource")

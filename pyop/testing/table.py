@@ -1,0 +1,696 @@
+"""Table output (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``): what ``kubectl get`` prints.
+
+kubectl asks every get and list for a ``meta.k8s.io/v1`` Table and prints its columns; a server that answers with
+the plain object makes kubectl fall back to NAME and AGE, so a test that reads ``kubectl get`` sees less than a
+cluster shows. The columns are kube-apiserver's:
+
+- custom resources: Name, then the version's ``additionalPrinterColumns`` (JSONPath evaluated as kube-apiserver
+  does, cells typed integer/number/boolean/string/date; a date cell is already the age, "5m", as kube-apiserver's
+  `ConvertToHumanReadableDateType` makes it: kubectl prints cells as they come), or Name and an ``Age`` date
+  column when the CRD declares none;
+- built-in kinds with a printer in kube-apiserver (`pkg/printers/internalversion`): Pods, Deployments,
+  ReplicaSets, StatefulSets, DaemonSets, Services, ConfigMaps, Secrets, Namespaces, ServiceAccounts, Jobs,
+  CronJobs, with the server-side "5m" ages (`HumanDuration`); wide (priority 1) columns included;
+- CustomResourceDefinitions: Name and Created At (kube-apiserver's default convertor); any other kind: Name, Age.
+
+Rows carry the object as ``includeObject`` says: ``Metadata`` (the default: a PartialObjectMetadata),
+``Object`` (the whole object) or ``None``. A list's Table keeps the list's resourceVersion and continue token.
+Watches are not converted (``kubectl get -w`` prints the fallback columns).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from aiohttp import web
+
+from pyop.testing.errors import bad_request
+from pyop.testing.jsonpath import find_results
+from pyop.testing.kinds import CRD_STORAGE_KEY
+from pyop.testing.resources import ResourceType
+from pyop.testing.wire import dumps
+
+Column = tuple[str, str, str, str, int]  # name, type, format, description, priority
+Row = Callable[[dict[str, Any], datetime], list[Any]]
+
+_NAME_DOC = (
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may "
+    "allow a client to request the generation of an appropriate name automatically. Name is primarily intended "
+    "for creation idempotence and configuration definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+)
+_AGE_DOC = (
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not "
+    "guaranteed to be set in happens-before order across separate operations. Clients may not set this value. "
+    "It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. "
+    "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+)
+NAME: Column = ("Name", "string", "name", _NAME_DOC, 0)
+AGE: Column = ("Age", "string", "", _AGE_DOC, 0)
+INCLUDE_OBJECT = ("Metadata", "None", "Object")
+
+
+def wants_table(accept: str) -> bool:
+    """Whether an Accept header asks for a meta.k8s.io/v1 Table (kubectl lists it first, JSON as a fallback)."""
+    for media_range in accept.split(","):
+        parts = [part.strip() for part in media_range.split(";")]
+        if parts[0] not in ("application/json", "*/*"):
+            continue
+        parameters = dict(part.split("=", 1) for part in parts[1:] if "=" in part)
+        if parameters.get("as") == "Table" and parameters.get("g") == "meta.k8s.io":
+            return parameters.get("v") == "v1"
+    return False
+
+
+# --- durations and small formatters (k8s.io/apimachinery/pkg/util/duration, printers.go) --------------------
+
+
+def human_duration(seconds_total: float) -> str:
+    """`duration.HumanDuration`: "45s", "3m20s", "15m", "5h10m", "3d4h", "2y30d"."""
+    seconds = int(seconds_total)
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        rest = seconds % 60
+        return f"{minutes}m" if rest == 0 else f"{minutes}m{rest}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = seconds // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h" if rest == 0 else f"{hours}h{rest}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d" if rest == 0 else f"{hours // 24}d{rest}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = (hours // 24) % 365
+        return f"{hours // 24 // 365}y" if days == 0 else f"{hours // 24 // 365}y{days}d"
+    return f"{hours // 24 // 365}y"
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def since(value: Any, now: datetime) -> str:
+    """`translateTimestampSince`: the age of a timestamp, ``<unknown>`` without one."""
+    moment = _parse_time(value)
+    return "<unknown>" if moment is None else human_duration((now - moment).total_seconds())
+
+
+def age(obj: Mapping[str, Any], now: datetime) -> str:
+    return since((obj.get("metadata") or {}).get("creationTimestamp"), now)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for name in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(name)
+    return obj
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _or_none(value: Any) -> str:
+    return str(value) if value else "<none>"
+
+
+def _selector(selector: Any) -> str:
+    """`metav1.LabelSelectorAsSelector(...).String()`: ``app=web,tier in (a,b)``; ``<none>`` when empty."""
+    if not isinstance(selector, Mapping):
+        return "<none>"
+    terms = [f"{key}={value}" for key, value in sorted((selector.get("matchLabels") or {}).items())]
+    for expression in selector.get("matchExpressions") or []:
+        key, operator, values = expression.get("key", ""), expression.get("operator", ""), expression.get("values")
+        listed = ",".join(sorted(values or []))
+        terms.append(
+            {"In": f"{key} in ({listed})", "NotIn": f"{key} notin ({listed})", "Exists": key}.get(operator, f"!{key}")
+        )
+    return ",".join(sorted(terms)) or "<none>"
+
+
+def _map_selector(selector: Any) -> str:
+    if not isinstance(selector, Mapping) or not selector:
+        return "<none>"
+    return ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
+
+
+def _pod_spec(obj: Mapping[str, Any], *template: str) -> Mapping[str, Any]:
+    spec = _get(obj, *template, "spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _containers(spec: Mapping[str, Any]) -> tuple[str, str]:
+    containers = spec.get("containers") or []
+    return (
+        ",".join(str(c.get("name", "")) for c in containers),
+        ",".join(str(c.get("image", "")) for c in containers),
+    )
+
+
+_CONTAINERS: list[Column] = [
+    ("Containers", "string", "", "Names of each container in the template.", 1),
+    ("Images", "string", "", "Images referenced by each container in the template.", 1),
+]
+_SELECTOR: Column = ("Selector", "string", "", "The label selector of the objects.", 1)
+
+
+# --- built-in printers --------------------------------------------------------------------------------------
+
+
+def _pod_status(pod: Mapping[str, Any]) -> str:
+    """`printPod`'s STATUS: the phase, or the reason of the container that keeps the pod from running."""
+    status = pod.get("status") or {}
+    reason = status.get("reason") or status.get("phase") or ""
+    for container in reversed(status.get("containerStatuses") or []):
+        state = container.get("state") or {}
+        waiting, terminated = state.get("waiting") or {}, state.get("terminated")
+        if waiting.get("reason"):
+            reason = waiting["reason"]
+        elif terminated is not None:
+            if terminated.get("reason"):
+                reason = terminated["reason"]
+            elif terminated.get("signal"):
+                reason = f"Signal:{terminated['signal']}"
+            else:
+                reason = f"ExitCode:{terminated.get('exitCode', 0)}"
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        reason = "Unknown" if status.get("reason") == "NodeLost" else "Terminating"
+    return str(reason)
+
+
+def _pod_row(pod: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    statuses = status.get("containerStatuses") or []
+    ready = sum(1 for container in statuses if container.get("ready"))
+    restarts = sum(_int(container.get("restartCount")) for container in statuses)
+    last = max(
+        (
+            moment
+            for container in statuses
+            if (moment := _parse_time(_get(container, "lastState", "terminated", "finishedAt"))) is not None
+        ),
+        default=None,
+    )
+    restart_cell = (
+        f"{restarts} ({human_duration((now - last).total_seconds())} ago)" if restarts and last else str(restarts)
+    )
+    gates = spec.get("readinessGates") or []
+    conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
+    gate_cell = (
+        f"{sum(1 for g in gates if conditions.get(g.get('conditionType')) == 'True')}/{len(gates)}"
+        if gates
+        else "<none>"
+    )
+    return [
+        pod["metadata"]["name"],
+        f"{ready}/{len(spec.get('containers') or [])}",
+        _pod_status(pod),
+        restart_cell,
+        age(pod, now),
+        _or_none(status.get("podIP")),
+        _or_none(spec.get("nodeName")),
+        _or_none(status.get("nominatedNodeName")),
+        gate_cell,
+    ]
+
+
+def _deployment_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names, images = _containers(_pod_spec(obj, "spec", "template"))
+    return [
+        obj["metadata"]["name"],
+        f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}",
+        _int(status.get("updatedReplicas")),
+        _int(status.get("availableReplicas")),
+        age(obj, now),
+        names,
+        images,
+        _selector(spec.get("selector")),
+    ]
+
+
+def _replicaset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names, images = _containers(_pod_spec(obj, "spec", "template"))
+    return [
+        obj["metadata"]["name"],
+        _int(spec.get("replicas")),
+        _int(status.get("replicas")),
+        _int(status.get("readyReplicas")),
+        age(obj, now),
+        names,
+        images,
+        _selector(spec.get("selector")),
+    ]
+
+
+def _statefulset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names, images = _containers(_pod_spec(obj, "spec", "template"))
+    ready = f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}"
+    return [obj["metadata"]["name"], ready, age(obj, now), names, images]
+
+
+def _daemonset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names, images = _containers(_pod_spec(obj, "spec", "template"))
+    counts = (
+        "desiredNumberScheduled",
+        "currentNumberScheduled",
+        "numberReady",
+        "updatedNumberScheduled",
+        "numberAvailable",
+    )
+    return [
+        obj["metadata"]["name"],
+        *(_int(status.get(count)) for count in counts),
+        _map_selector(_pod_spec(obj, "spec", "template").get("nodeSelector")),
+        age(obj, now),
+        names,
+        images,
+        _selector(spec.get("selector")),
+    ]
+
+
+def _service_external_ip(spec: Mapping[str, Any], status: Mapping[str, Any]) -> str:
+    kind = spec.get("type") or "ClusterIP"
+    external = list(spec.get("externalIPs") or [])
+    if kind == "ExternalName":
+        return str(spec.get("externalName") or "<none>")
+    if kind == "LoadBalancer":
+        ingress = [i.get("ip") or i.get("hostname") for i in _get(status, "loadBalancer", "ingress") or []]
+        found = [*filter(None, ingress), *external]
+        return ",".join(found) if found else "<pending>"
+    return ",".join(external) if external else "<none>"
+
+
+def _service_ports(spec: Mapping[str, Any]) -> str:
+    cells = []
+    for port in spec.get("ports") or []:
+        protocol = port.get("protocol") or "TCP"
+        node_port = port.get("nodePort")
+        cells.append(f"{port.get('port')}:{node_port}/{protocol}" if node_port else f"{port.get('port')}/{protocol}")
+    return ",".join(cells) or "<none>"
+
+
+def _service_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return [
+        obj["metadata"]["name"],
+        spec.get("type") or "ClusterIP",
+        _or_none(spec.get("clusterIP")),
+        _service_external_ip(spec, status),
+        _service_ports(spec),
+        age(obj, now),
+        _map_selector(spec.get("selector")),
+    ]
+
+
+def _data_count(obj: Mapping[str, Any]) -> int:
+    return len(obj.get("data") or {}) + len(obj.get("binaryData") or {}) + len(obj.get("stringData") or {})
+
+
+def _configmap_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], _data_count(obj), age(obj, now)]
+
+
+def _secret_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], obj.get("type") or "Opaque", _data_count(obj), age(obj, now)]
+
+
+def _namespace_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], str(_get(obj, "status", "phase") or ""), age(obj, now)]
+
+
+def _serviceaccount_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], len(obj.get("secrets") or []), age(obj, now)]
+
+
+def _job_status(obj: Mapping[str, Any]) -> str:
+    conditions = {c.get("type"): c.get("status") for c in _get(obj, "status", "conditions") or []}
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    for condition in ("Complete", "Failed", "FailureTarget", "SuccessCriteriaMet", "Suspended"):
+        if conditions.get(condition) == "True":
+            return condition
+    return "Running"
+
+
+def _job_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    succeeded = _int(status.get("succeeded"))
+    if spec.get("completions") is not None:
+        completions = f"{succeeded}/{spec['completions']}"
+    elif _int(spec.get("parallelism")) > 1:
+        completions = f"{succeeded}/1 of {spec['parallelism']}"
+    else:
+        completions = f"{succeeded}/1"
+    start, end = _parse_time(status.get("startTime")), _parse_time(status.get("completionTime"))
+    duration = "" if start is None else human_duration(((end or now) - start).total_seconds())
+    names, images = _containers(_pod_spec(obj, "spec", "template"))
+    return [
+        obj["metadata"]["name"],
+        _job_status(obj),
+        completions,
+        duration,
+        age(obj, now),
+        names,
+        images,
+        _selector(spec.get("selector")),
+    ]
+
+
+def _cronjob_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names, images = _containers(_pod_spec(obj, "spec", "jobTemplate", "spec", "template"))
+    last = status.get("lastScheduleTime")
+    return [
+        obj["metadata"]["name"],
+        spec.get("schedule", ""),
+        _or_none(spec.get("timeZone")),
+        "True" if spec.get("suspend") else "False",
+        len(status.get("active") or []),
+        since(last, now) if last else "<none>",
+        age(obj, now),
+        names,
+        images,
+        _selector(_get(spec, "jobTemplate", "spec", "selector")),
+    ]
+
+
+def _columns(*columns: Column | list[Column]) -> list[Column]:
+    out: list[Column] = []
+    for column in columns:
+        out.extend(column if isinstance(column, list) else [column])
+    return out
+
+
+def _int_column(name: str, doc: str) -> Column:
+    return (name, "integer", "", doc, 0)
+
+
+def _str_column(name: str, doc: str, priority: int = 0) -> Column:
+    return (name, "string", "", doc, priority)
+
+
+BUILTIN_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
+    ("", "Pod"): (
+        _columns(
+            NAME,
+            _str_column("Ready", "The aggregate readiness state of this pod for accepting traffic."),
+            _str_column("Status", "The aggregate status of the containers in this pod."),
+            _str_column("Restarts", "The number of times the containers in this pod have been restarted."),
+            AGE,
+            _str_column("IP", "IP address allocated to the pod. Routable at least within the cluster.", 1),
+            _str_column("Node", "NodeName is a request to schedule this pod onto a specific node.", 1),
+            _str_column("Nominated Node", "nominatedNodeName is set when this pod preempts other pods.", 1),
+            _str_column("Readiness Gates", "If specified, all readiness gates will be evaluated.", 1),
+        ),
+        _pod_row,
+    ),
+    ("apps", "Deployment"): (
+        _columns(
+            NAME,
+            _str_column("Ready", "Number of the pod with ready state"),
+            _int_column(
+                "Up-to-date",
+                "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+            ),
+            _int_column(
+                "Available",
+                "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+            ),
+            AGE,
+            _CONTAINERS,
+            _SELECTOR,
+        ),
+        _deployment_row,
+    ),
+    ("apps", "ReplicaSet"): (
+        _columns(
+            NAME,
+            _int_column("Desired", "Replicas is the number of desired replicas."),
+            _int_column("Current", "Replicas is the most recently observed number of replicas."),
+            _int_column("Ready", "The number of ready replicas for this replica set."),
+            AGE,
+            _CONTAINERS,
+            _SELECTOR,
+        ),
+        _replicaset_row,
+    ),
+    ("apps", "StatefulSet"): (
+        _columns(NAME, _str_column("Ready", "Number of the pod with ready state"), AGE, _CONTAINERS),
+        _statefulset_row,
+    ),
+    ("apps", "DaemonSet"): (
+        _columns(
+            NAME,
+            _int_column("Desired", "The total number of nodes that should be running the daemon pod."),
+            _int_column("Current", "The number of nodes that are running at least one daemon pod."),
+            _int_column("Ready", "The number of nodes that should be running the daemon pod and have one ready."),
+            _int_column("Up-to-date", "The total number of nodes that are running updated daemon pod."),
+            _int_column("Available", "The number of nodes running the daemon pod with it available."),
+            _str_column("Node Selector", "NodeSelector is a selector which must be true for the pod to fit on a node."),
+            AGE,
+            _CONTAINERS,
+            _SELECTOR,
+        ),
+        _daemonset_row,
+    ),
+    ("", "Service"): (
+        _columns(
+            NAME,
+            _str_column("Type", "type determines how the Service is exposed."),
+            _str_column("Cluster-IP", "clusterIP is the IP address of the service."),
+            _str_column(
+                "External-IP",
+                "externalIPs: IP addresses for which nodes in the cluster also accept traffic for this service.",
+            ),
+            _str_column("Port(s)", "The list of ports that are exposed by this service."),
+            AGE,
+            _str_column(
+                "Selector", "Route service traffic to pods with label keys and values matching this selector.", 1
+            ),
+        ),
+        _service_row,
+    ),
+    ("", "ConfigMap"): (_columns(NAME, _int_column("Data", "Number of keys in the data."), AGE), _configmap_row),
+    ("", "Secret"): (
+        _columns(
+            NAME,
+            _str_column("Type", "The type of secret"),
+            _int_column("Data", "Number of items in the secret"),
+            AGE,
+        ),
+        _secret_row,
+    ),
+    ("", "Namespace"): (
+        _columns(NAME, _str_column("Status", "The status of the namespace"), AGE),
+        _namespace_row,
+    ),
+    ("", "ServiceAccount"): (
+        _columns(NAME, _int_column("Secrets", "Secrets is a list of the secrets in the same namespace."), AGE),
+        _serviceaccount_row,
+    ),
+    ("batch", "Job"): (
+        _columns(
+            NAME,
+            _str_column("Status", "Status of the job."),
+            _str_column("Completions", "The desired number of successfully finished pods the job should be run with."),
+            _str_column("Duration", "Time required to complete the job."),
+            AGE,
+            _CONTAINERS,
+            _SELECTOR,
+        ),
+        _job_row,
+    ),
+    ("batch", "CronJob"): (
+        _columns(
+            NAME,
+            _str_column("Schedule", "The schedule in Cron format."),
+            _str_column("Timezone", "The time zone name for the given schedule."),
+            _str_column("Suspend", "This flag tells the controller to suspend subsequent executions."),
+            _int_column("Active", "A list of pointers to currently running jobs."),
+            _str_column("Last Schedule", "Information when was the last time the job was successfully scheduled."),
+            AGE,
+            _CONTAINERS,
+            _SELECTOR,
+        ),
+        _cronjob_row,
+    ),
+}
+
+
+def _default_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], age(obj, now)]
+
+
+CREATED_AT: Column = ("Created At", "date", "", _AGE_DOC, 0)
+
+
+def _created_at_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """kube-apiserver's DefaultTableConvertor (CRDs have no printer): the creation time as RFC 3339."""
+    return [obj["metadata"]["name"], (obj.get("metadata") or {}).get("creationTimestamp")]
+
+
+# --- custom resources ---------------------------------------------------------------------------------------
+
+_DEFAULT_CRD_COLUMNS = [{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]
+
+
+def _go_text(value: Any) -> str:
+    """A value as the jsonpath printer writes it (strings bare, others as JSON)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return json.dumps(value, separators=(",", ":"))
+
+
+def crd_cell(column: Mapping[str, Any], obj: Any, now: datetime) -> Any:
+    """One additionalPrinterColumn's cell (kube-apiserver's `cellForJSONValue`): None when nothing is found or
+    the value is not of the column's type; a date is its age ("5m", `ConvertToHumanReadableDateType`: the server
+    formats it, kubectl prints the cell as it is), ``<invalid>`` when it does not parse."""
+    try:
+        results = find_results(str(column.get("jsonPath", "")), obj)
+    except ValueError:
+        return None
+    if not results or results[0] is None:
+        return None
+    value, kind = results[0], column.get("type", "string")
+    if kind == "string":
+        return _go_text(value)
+    if isinstance(value, bool):
+        return value if kind == "boolean" else None
+    if kind == "integer" and isinstance(value, int | float):
+        return int(value)
+    if kind == "number" and isinstance(value, int | float):
+        return float(value)
+    if kind == "date" and isinstance(value, str):
+        moment = _parse_time(value)
+        return "<invalid>" if moment is None else human_duration((now - moment).total_seconds())
+    return None
+
+
+def _crd_columns(crd: Mapping[str, Any] | None, version: str) -> list[Mapping[str, Any]]:
+    for served in _get(crd, "spec", "versions") or []:
+        if served.get("name") == version:
+            return list(served.get("additionalPrinterColumns") or _DEFAULT_CRD_COLUMNS)
+    return list(_DEFAULT_CRD_COLUMNS)
+
+
+# --- the Table ----------------------------------------------------------------------------------------------
+
+
+def include_object(query: Mapping[str, str]) -> str:
+    value = query.get("includeObject", "") or "Metadata"
+    if value not in INCLUDE_OBJECT:
+        raise bad_request(
+            f'includeObject: Unsupported value: "{value}": supported values: "Metadata", "None", "Object"'
+        )
+    return value
+
+
+def _row_object(obj: dict[str, Any], mode: str) -> dict[str, Any] | None:
+    if mode == "None":
+        return None
+    if mode == "Object":
+        return obj
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {}}
+
+
+def to_table(
+    result: dict[str, Any],
+    resource_type: ResourceType,
+    now: datetime,
+    *,
+    crd: Mapping[str, Any] | None = None,
+    mode: str = "Metadata",
+) -> dict[str, Any]:
+    """A get's object or a list as a meta.k8s.io/v1 Table (``crd``: the CRD of a custom resource)."""
+    is_list = isinstance(result.get("items"), list)
+    objects: list[dict[str, Any]] = result["items"] if is_list else [result]
+    if resource_type.custom:
+        printer = _crd_columns(crd, resource_type.version)
+        columns: list[Column] = [NAME] + [
+            (
+                str(c.get("name", "")),
+                str(c.get("type", "string")),
+                str(c.get("format", "")),
+                str(c.get("description", "")),
+                int(c.get("priority", 0)),
+            )
+            for c in printer
+        ]
+
+        def row_of(obj: dict[str, Any], now: datetime) -> list[Any]:
+            return [obj["metadata"]["name"], *(crd_cell(column, obj, now) for column in printer)]
+
+        row: Row = row_of
+    elif resource_type.kind == "CustomResourceDefinition":
+        columns, row = [NAME, CREATED_AT], _created_at_row
+    else:
+        columns, row = BUILTIN_PRINTERS.get((resource_type.group, resource_type.kind), ([NAME, AGE], _default_row))
+    rows = []
+    for obj in objects:
+        entry: dict[str, Any] = {"cells": row(obj, now)}
+        attached = _row_object(obj, mode)
+        if attached is not None:
+            entry["object"] = attached
+        rows.append(entry)
+    metadata = dict(result.get("metadata") or {}) if is_list else {}
+    if not is_list and (result.get("metadata") or {}).get("resourceVersion"):
+        metadata = {"resourceVersion": result["metadata"]["resourceVersion"]}
+    return {
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+        "columnDefinitions": [
+            {"name": name, "type": kind, "format": fmt, "description": doc, "priority": priority}
+            for name, kind, fmt, doc, priority in columns
+        ],
+        "rows": rows,
+    }
+
+
+def as_table(
+    request: web.BaseRequest, verb: str, target: Any, response: web.StreamResponse, operations: Any
+) -> web.StreamResponse:
+    """A successful get or list answered as a Table when the client asked for one (``target``: the parsed path);
+    any other response as it is. Converting the encoded answer costs a decode, paid only by Table requests."""
+    if verb not in ("get", "list") or target.subresource or response.status != 200:
+        return response
+    if not wants_table(request.headers.get("Accept", "")) or not isinstance(response, web.Response):
+        return response
+    mode = include_object(request.query)
+    resource_type = operations.resources.lookup(target.group, target.version, target.plural)
+    crd = operations.store.get(CRD_STORAGE_KEY, "", resource_type.crd_name) if resource_type.custom else None
+    assert isinstance(response.body, bytes)
+    table = to_table(json.loads(response.body), resource_type, operations.clock(), crd=crd, mode=mode)
+    converted = web.Response(body=dumps(table), content_type="application/json")
+    for value in response.headers.getall("Warning", []):
+        converted.headers.add("Warning", value)
+    return converted
