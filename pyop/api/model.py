@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel
 
 from pyop.api.builtin_types import Time
-from pyop.api.naming import default_plural
+from pyop.api.naming import default_plural, json_name
 
 
 class KubeModel(BaseModel):
@@ -30,7 +29,7 @@ class KubeModel(BaseModel):
     """
 
     model_config = ConfigDict(
-        alias_generator=to_camel,
+        alias_generator=json_name,
         populate_by_name=True,
         extra="allow",
         # `bytes` is `format: byte` in the CRD: base64 on the wire, as Kubernetes encodes []byte.
@@ -53,7 +52,7 @@ def wire_aliases(irregular: Mapping[str, str]) -> ConfigDict:
     table = dict(irregular)
 
     def alias(name: str) -> str:
-        return table.get(name) or to_camel(name)
+        return table.get(name) or json_name(name)
 
     return ConfigDict(alias_generator=alias)
 

@@ -1,7 +1,8 @@
-"""Kubernetes resource naming: the English plural a kind gets when nobody names it.
+"""Kubernetes naming: the English plural a kind gets when nobody names it, and the wire name of a field.
 
 Kubebuilder derives the plural with `flect.Pluralize(strings.ToLower(kind))`; the runtime (typed clients) and the
-scaffolder must agree on that word, so the one implementation lives here, in the runtime package.
+scaffolder must agree on that word, so the one implementation lives here, in the runtime package. Likewise the
+JSON name of a model field: the models, the CRD generator and the built-in models' generator use one function.
 """
 
 from __future__ import annotations
@@ -110,3 +111,15 @@ def _to_ves(word: str) -> str:
 def default_plural(kind: str) -> str:
     """The plural resource name Kubebuilder gives a kind: plural of the lower-cased kind."""
     return pluralize(kind.lower())
+
+
+def json_name(field: str) -> str:
+    """The wire name of a snake_case field, as a Go field's json tag is written: `max_surge` -> `maxSurge`.
+
+    Each word after the first starts with a capital; nothing else changes case. pydantic's `to_camel` also
+    capitalises a letter that follows a digit (`k8s_set_list` -> `k8SSetList`), a name no Kubernetes API uses
+    (Go: `k8sSetList`). A name without underscores keeps its letters, first one lowered (`minReadySeconds`).
+    """
+    head, *words = field.split("_")
+    return head[:1].lower() + head[1:] + "".join(word[:1].upper() + word[1:] for word in words)
+

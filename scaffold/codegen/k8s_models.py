@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel
-from pydantic.alias_generators import to_camel
 
 from pyop.api.definitions import (
     available_kubernetes_versions,
@@ -55,6 +54,7 @@ from pyop.api.definitions import (
     normalise_version,
     reference_target,
 )
+from pyop.api.naming import json_name
 from pyop_scaffold.codegen.rest_mapping import rest_mapping
 
 ROOT_PACKAGE: Final = "pyop.api.k8s"
@@ -384,7 +384,7 @@ class _Module:
             if name in names:
                 raise GenerationError(f"{definition}: {wire!r} and {names[name]!r} are both {name!r} in Python")
             names[name] = wire
-            if to_camel(name) != wire:
+            if json_name(name) != wire:
                 aliases[name] = wire
             if "x-kubernetes-list-type" in prop:
                 list_types[wire] = prop["x-kubernetes-list-type"]

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic.alias_generators import to_camel
-
+from pyop.api.naming import json_name
 from pyop_scaffold.errors import PyopError
 from pyop_scaffold.manifests.crd.schema import class_docs, package_markers
 from pyop_scaffold.manifests.errors import (
@@ -130,7 +129,7 @@ def _deferred_validators() -> Iterator[None]:
     for cls in bases:
         config: dict[str, Any] = cls.model_config  # type: ignore[assignment]  # a TypedDict, written by key
         config["defer_build"] = True
-        if config.get("alias_generator") is to_camel:
+        if config.get("alias_generator") is json_name:
             config["alias_generator"] = _memoized_to_camel
     try:
         yield
@@ -147,7 +146,7 @@ def _deferred_validators() -> Iterator[None]:
 # pydantic calls a model's alias generator once per field of every class, and the same field names come back in
 # kind after kind (name, replicas, conditions...): pyop's camelCase aliases computed once per name while a project
 # is imported (to_camel is a pure function of the name, so the aliases are the same).
-_memoized_to_camel = functools.lru_cache(maxsize=4096)(to_camel)
+_memoized_to_camel = functools.lru_cache(maxsize=4096)(json_name)
 
 
 def _pyop_subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:

@@ -33,6 +33,10 @@ HERE = SourceLocation("types.py", 7)
         ("k8s:listType=map", "listType", "map"),
         ("optional", "optional", True),
         ("kubebuilder:object:root=true", "kubebuilder:object:root", True),
+        # controller-tools reads `name:=value` as the unnamed argument, as `name=value`.
+        ("kubebuilder:default:=Allow", "kubebuilder:default", "Allow"),
+        ("kubebuilder:validation:Minimum:=3", "kubebuilder:validation:Minimum", 3),
+        ("kubebuilder:validation:Enum:=a;b", "kubebuilder:validation:Enum", ["a", "b"]),
     ],
 )
 def test_values(text: str, name: str, value: object) -> None:

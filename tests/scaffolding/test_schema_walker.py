@@ -520,7 +520,7 @@ def test_a_field_marker_overriding_its_types_keeps_both_under_all_of(load_module
             short: Shorter = "x"
         '''
     )
-    with pytest.raises(MarkerError, match=r"MaxLength=4 disagrees with the Python type of alias Short \(maxLength: 8\)"):
+    with pytest.raises(MarkerError, match=r"MaxLength=4 disagrees with the Python type of alias Short \(maxLength: 8"):
         schema_of(module.Spec)
 
 
@@ -535,6 +535,30 @@ def test_a_plain_alias_where_its_markers_cannot_go_is_refused(load_module) -> No
     )
     with pytest.raises(MarkerError, match=r"markers of alias ConcurrencyPolicy apply where .* not inside"):
         schema_of(module.Spec)
+
+
+def test_wire_names_excluded_fields_and_empty_nested_defaults(load_module) -> None:  # type: ignore[no-untyped-def]
+    """`k8s_set_list` is `k8sSetList` as Go would tag it; `Field(exclude=True)` is `json:"-"`; a status model
+    whose only defaults are empty lists brings nothing a `{}` default would apply."""
+    module = load_module(
+        '''
+        class Status(KubeModel):
+            conditions: list[Condition] = []
+            names: list[str] = []
+        class Knobs(KubeModel):
+            level: int = 3
+        class Spec(KubeModel):
+            k8s_set_list: list[str] = []
+            scratch: str = Field(default="", exclude=True)
+            knobs: Knobs = Field(default_factory=Knobs)
+            status: Status = Field(default_factory=Status)
+        '''
+    )
+    props = schema_of(module.Spec)["properties"]
+    assert set(props) == {"k8sSetList", "knobs", "status"}
+    assert props["knobs"]["default"] == {}
+    assert "default" not in props["status"]
+    assert module.Spec(k8s_set_list=["a"]).to_dict()["k8sSetList"] == ["a"]  # the runtime model agrees
 
 
 def test_conditions_are_a_map_list_keyed_by_type(load_module) -> None:  # type: ignore[no-untyped-def]
@@ -619,9 +643,9 @@ def test_models_referring_to_later_models_while_validators_are_deferred(load_mod
 
 
 def test_camel_case_aliases_while_validators_are_deferred(load_module) -> None:  # type: ignore[no-untyped-def]
-    from pydantic.alias_generators import to_camel
 
     from pyop.api import KubeModel, Resource
+    from pyop.api.naming import json_name
     from pyop_scaffold.manifests.loader import _deferred_validators
 
     source = """
@@ -641,5 +665,5 @@ def test_camel_case_aliases_while_validators_are_deferred(load_module) -> None: 
     assert {name: info.alias for name, info in built.model_fields.items()} == {
         name: info.alias for name, info in deferred.model_fields.items()
     }
-    assert KubeModel.model_config["alias_generator"] is to_camel  # restored
-    assert Resource.model_config["alias_generator"] is to_camel
+    assert KubeModel.model_config["alias_generator"] is json_name  # restored
+    assert Resource.model_config["alias_generator"] is json_name

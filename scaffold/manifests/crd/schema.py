@@ -169,6 +169,8 @@ class SchemaBuilder:
         required: list[str] = []
         immutable_optional: list[str] = []
         for name, info in cls.model_fields.items():
+            if info.exclude is True:
+                continue  # never serialised, so never on the wire: Go's `json:"-"`
             wire_name = info.serialization_alias or info.alias or name
             field_docs = field_docs_of(cls, name)
             prop, is_required = self.field_schema(cls, name, info, field_docs, required_by_default)
@@ -236,7 +238,7 @@ class SchemaBuilder:
                 schema["default"] = default
                 spellings["default"] = f"the Python default {info.default!r}"
             apply_markers(schema, schema_markers(docs, Target.FIELD), where, spellings, inherited=named_keys)
-            if "default" not in schema and _nested_defaults(info):
+            if "default" not in schema and _applies_defaults(schema) and _nested_defaults(info):
                 schema["default"] = {}
             _condition_list(info.annotation, schema)
         except (MarkerUsageError, SchemaError) as exc:
@@ -582,6 +584,12 @@ def _python_default(info: FieldInfo) -> Any:
     if value in ([], {}):
         return _NO_DEFAULT
     return value
+
+
+def _applies_defaults(schema: Schema) -> bool:
+    """Whether a `{}` default would bring anything: the object's schema defaults one of its properties (a Python
+    default of `[]` or `None` writes none, so a model of empty lists gets no `default: {}`)."""
+    return any("default" in prop for prop in schema.get("properties", {}).values())
 
 
 def _nested_defaults(info: FieldInfo) -> bool:

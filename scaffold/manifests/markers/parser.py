@@ -164,6 +164,9 @@ def _head(body: str) -> str:
 
 
 def _parse_arguments(definition: MarkerDef, rest: str) -> Any:
+    if rest.startswith(":=") and (definition.parse is not None or definition.value is not None):
+        # controller-tools reads `+name:=value` as the unnamed argument (an empty argument name): same as `=`.
+        rest = rest[1:]
     if definition.parse is not None:
         if not rest.startswith("="):
             raise ValueSyntaxError(f"expected '=<{definition.value.value if definition.value else 'value'}>'")

@@ -7,7 +7,7 @@ from pyop.api.k8s.apiextensions.v1._custom_resource_column_definition import Cus
 from pyop.api.k8s.apiextensions.v1._custom_resource_subresources import CustomResourceSubresources
 from pyop.api.k8s.apiextensions.v1._custom_resource_validation import CustomResourceValidation
 from pyop.api.k8s.apiextensions.v1._selectable_field import SelectableField
-from pyop.api.model import KubeModel, wire_aliases
+from pyop.api.model import KubeModel
 
 
 class CustomResourceDefinitionVersion(KubeModel):
@@ -17,7 +17,6 @@ class CustomResourceDefinitionVersion(KubeModel):
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion"
     )
     __k8s_list_types__: ClassVar[dict[str, str]] = {"additionalPrinterColumns": "atomic", "selectableFields": "atomic"}
-    model_config = wire_aliases({"schema_": "schema"})
 
     additional_printer_columns: list[CustomResourceColumnDefinition] | None = None
     """

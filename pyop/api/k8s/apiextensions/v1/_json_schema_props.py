@@ -25,7 +25,6 @@ class JSONSchemaProps(KubeModel):
     __k8s_list_map_keys__: ClassVar[dict[str, tuple[str, ...]]] = {"x-kubernetes-validations": ("rule",)}
     model_config = wire_aliases(
         {
-            "not_": "not",
             "ref": "$ref",
             "schema_": "$schema",
             "x_kubernetes_embedded_resource": "x-kubernetes-embedded-resource",

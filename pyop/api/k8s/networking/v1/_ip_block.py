@@ -3,7 +3,7 @@
 
 from typing import ClassVar
 
-from pyop.api.model import KubeModel, wire_aliases
+from pyop.api.model import KubeModel
 
 
 class IPBlock(KubeModel):
@@ -14,7 +14,6 @@ class IPBlock(KubeModel):
 
     __k8s_definition__: ClassVar[str] = "io.k8s.api.networking.v1.IPBlock"
     __k8s_list_types__: ClassVar[dict[str, str]] = {"except": "atomic"}
-    model_config = wire_aliases({"except_": "except"})
 
     cidr: str
     """cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64\""""

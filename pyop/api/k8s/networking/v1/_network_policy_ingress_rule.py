@@ -5,7 +5,7 @@ from typing import ClassVar
 
 from pyop.api.k8s.networking.v1._network_policy_peer import NetworkPolicyPeer
 from pyop.api.k8s.networking.v1._network_policy_port import NetworkPolicyPort
-from pyop.api.model import KubeModel, wire_aliases
+from pyop.api.model import KubeModel
 
 
 class NetworkPolicyIngressRule(KubeModel):
@@ -16,7 +16,6 @@ class NetworkPolicyIngressRule(KubeModel):
 
     __k8s_definition__: ClassVar[str] = "io.k8s.api.networking.v1.NetworkPolicyIngressRule"
     __k8s_list_types__: ClassVar[dict[str, str]] = {"from": "atomic", "ports": "atomic"}
-    model_config = wire_aliases({"from_": "from"})
 
     from_: list[NetworkPolicyPeer] | None = None
     """

@@ -3,7 +3,7 @@
 
 from typing import ClassVar
 
-from pyop.api.model import KubeModel, wire_aliases
+from pyop.api.model import KubeModel
 from pyop.api.types import Int64
 
 
@@ -17,7 +17,6 @@ class DeviceAttribute(KubeModel):
         "strings": "atomic",
         "versions": "atomic",
     }
-    model_config = wire_aliases({"bool_": "bool", "int_": "int"})
 
     bool_: bool | None = None
     """BoolValue is a true/false value."""
