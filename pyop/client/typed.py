@@ -12,7 +12,7 @@ import typing
 import warnings
 import weakref
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -264,11 +264,42 @@ class Client:
     async def get_status(self, model: type[M], name: str, namespace: str | None = None) -> M:
         return model.model_validate(await self.dynamic.get_status(resource_for_model(model), name, namespace))
 
-    async def update_status(self, obj: M, *, dry_run: bool = False) -> M:
-        """Write `obj.status` (the server ignores spec changes here), guarded by resourceVersion."""
+    @overload
+    async def update_status(self, obj: M, *, dry_run: bool = False, validate: Literal[True] = True) -> M: ...
+
+    @overload
+    async def update_status(self, obj: M, *, dry_run: bool = False, validate: Literal[False]) -> None: ...
+
+    async def update_status(self, obj: M, *, dry_run: bool = False, validate: bool = True) -> M | None:
+        """Write `obj.status` (the server ignores spec changes here), guarded by resourceVersion;
+        `validate=False` returns None instead of the answer as a model."""
         _warn_if_lossy(obj, "update_status")
         data = await self.dynamic.update_status(_resource_of(obj), dump(obj), dry_run=dry_run)
-        return type(obj).model_validate(data)
+        return type(obj).model_validate(data) if validate else None
+
+    @overload
+    async def patch_status(
+        self,
+        model: type[M],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        validate: Literal[True] = True,
+    ) -> M: ...
+
+    @overload
+    async def patch_status(
+        self,
+        model: type[M],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        validate: Literal[False],
+    ) -> None: ...
 
     async def patch_status(
         self,
@@ -278,17 +309,31 @@ class Client:
         namespace: str | None = None,
         *,
         patch_type: PatchType = PatchType.MERGE,
-    ) -> M:
+        validate: bool = True,
+    ) -> M | None:
+        """Patch the status subresource. `validate=False` skips building the answer into a model (None is
+        returned): a controller that reports status and reads nothing back saves the validation."""
         data = await self.dynamic.patch_status(
             resource_for_model(model), name, _plain(patch), namespace, patch_type=patch_type
         )
-        return model.model_validate(data)
+        return model.model_validate(data) if validate else None
 
-    async def apply_status(self, obj: M, *, field_manager: str, force: bool = False) -> M:
+    @overload
+    async def apply_status(
+        self, obj: M, *, field_manager: str, force: bool = False, validate: Literal[True] = True
+    ) -> M: ...
+
+    @overload
+    async def apply_status(
+        self, obj: M, *, field_manager: str, force: bool = False, validate: Literal[False]
+    ) -> None: ...
+
+    async def apply_status(self, obj: M, *, field_manager: str, force: bool = False, validate: bool = True) -> M | None:
+        """Server-side apply of the status; `validate=False` returns None instead of the answer as a model."""
         data = await self.dynamic.apply_status(
             _resource_of(obj), dump_for_apply(obj), field_manager=field_manager, force=force
         )
-        return type(obj).model_validate(data)
+        return type(obj).model_validate(data) if validate else None
 
     async def get_scale(self, model: type[BaseModel], name: str, namespace: str | None = None) -> Scale:
         return Scale.model_validate(await self.dynamic.get_scale(resource_for_model(model), name, namespace))

@@ -18,6 +18,7 @@ import typer
 import typer.core
 
 from pyop_scaffold import __version__
+from pyop_scaffold.cli.clients import make_clients as make_clients_command
 from pyop_scaffold.cli.flags import EditFlags, KubebuilderBoolFlags
 from pyop_scaffold.cli.usage import OneLineUsageCommand, OneLineUsageGroup
 from pyop_scaffold.errors import PyopError
@@ -338,6 +339,9 @@ def make_manifests(
 
     options = ManifestOptions(check_samples=check, max_description_length=max_desc_len, header_file=header_file)
     _run(lambda: run_make(project_dir, options), verbose=verbose)
+
+
+make_app.command("clients", cls=KubebuilderBoolFlags)(make_clients_command)
 
 
 @make_app.command("lock", cls=KubebuilderBoolFlags)

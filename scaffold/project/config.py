@@ -186,6 +186,9 @@ def check_values(project: Project) -> None:
     header_file = section.get("headerFile") if isinstance(section, dict) else None
     if isinstance(header_file, str):
         names.validate_project_path(header_file, "manifests.headerFile")
+    clients = (project.model_extra or {}).get("clients")  # where `pyop make clients` writes (make_clients.py)
+    if isinstance(clients, dict) and isinstance(clients.get("package"), str):
+        names.validate_module_path(clients["package"], project.package, "clients.package")
     for entry in project.resources:
         names.validate_dns1123_subdomain(entry.group, "group")
         names.validate_version(entry.version)
