@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
 from pyop.testing import TestAPIServer
+from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from testing_server.helpers import Api, connector
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
@@ -248,3 +252,33 @@ def test_a_token_needs_the_service_account() -> None:
     server = TestAPIServer()
     with pytest.raises(LookupError, match='serviceaccount "ghost" not found in namespace "default"'):
         server.token_for_service_account("default", "ghost")
+
+
+async def test_the_official_client_sees_the_403_and_reviews(server: TestAPIServer, robot: str, tmp_path: Path) -> None:
+    """kubernetes (the official client) as the ServiceAccount: ApiException 403 with kube-apiserver's Status, and a
+    SelfSubjectAccessReview answered from the same rules (it sends JSON, unlike kubectl's protobuf)."""
+    kubernetes = pytest.importorskip("kubernetes")
+    ca_data = server.certificate.ca_data if server.certificate else None
+    kubeconfig = write_kubeconfig(tmp_path / "robot", kubeconfig_dict(server.url, robot, "team", ca_data))
+
+    def use() -> tuple[int, dict[str, Any], bool]:
+        api_client = kubernetes.config.new_client_from_config(config_file=str(kubeconfig))
+        try:
+            try:
+                kubernetes.client.CoreV1Api(api_client).list_namespaced_pod("team")
+            except kubernetes.client.ApiException as error:
+                status, body = error.status, json.loads(error.body)
+            review = kubernetes.client.V1SelfSubjectAccessReview(
+                spec=kubernetes.client.V1SelfSubjectAccessReviewSpec(
+                    non_resource_attributes=kubernetes.client.V1NonResourceAttributes(path="/version", verb="get")
+                )
+            )
+            answer = kubernetes.client.AuthorizationV1Api(api_client).create_self_subject_access_review(review)
+            return status, body, answer.status.allowed
+        finally:
+            api_client.close()
+
+    status, body, allowed = await asyncio.to_thread(use)
+    assert status == 403 and body["reason"] == "Forbidden"
+    assert body["message"].startswith(f'pods is forbidden: User "{SA_USER}" cannot list resource "pods"')
+    assert allowed is True
