@@ -70,15 +70,30 @@ def _namespaced(root: Path) -> Path:
     return root
 
 
+def _conversion(sample: Path, root: Path) -> Path:
+    """The sample with a second version of Captain converted by a webhook (the CRD names the webhook Service)."""
+    shutil.copytree(sample, root, symlinks=True)
+    ok("create", "api", "--group", "crew", "--version", "v2", "--kind", "Captain", "--controller=false", cwd=root)
+    ok("create", "webhook", "--group", "crew", "--version", "v1", "--kind", "Captain", "--conversion", "--spoke", "v2",
+       cwd=root)  # fmt: skip
+    ok("make", "manifests", cwd=root)
+    return root
+
+
 @pytest.fixture(scope="session")
 def made_projects(tmp_path_factory: pytest.TempPathFactory, kubectl: str) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("chart-projects")
-    return {"sample": _sample(base / "sample"), "namespaced": _namespaced(base / "webshop")}
+    sample = _sample(base / "sample")
+    return {
+        "sample": sample,
+        "namespaced": _namespaced(base / "webshop"),
+        "conversion": _conversion(sample, base / "converting"),
+    }
 
 
 @pytest.fixture
 def project(made_projects: dict[str, Path], tmp_path: Path) -> Callable[[str], Path]:
-    """A fresh copy of one of the made projects ("sample" or "namespaced")."""
+    """A fresh copy of one of the made projects ("sample", "namespaced" or "conversion")."""
 
     def copy(name: str) -> Path:
         target = tmp_path / made_projects[name].name

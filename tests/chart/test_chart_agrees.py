@@ -18,7 +18,7 @@ from .helpers import helm_template, kustomize, namespace_of, ok, run
 NOT_BUILT_IN = {"cert-manager.io", "monitoring.coreos.com"}
 
 
-@pytest.mark.parametrize("name", ["sample", "namespaced"])
+@pytest.mark.parametrize("name", ["sample", "namespaced", "conversion"])
 def test_helm_template_renders_the_objects_kustomize_renders(
     name: str, project: Callable[[str], Path], helm: str, kubectl: str
 ) -> None:
@@ -68,6 +68,25 @@ def test_the_chart_installs_into_the_release_namespace(
     assert subjects and {s["namespace"] for s in subjects} == {"elsewhere"}
 
 
+def test_an_object_the_user_added_to_config_default_is_in_the_chart_as_rendered(
+    project: Callable[[str], Path], helm: str, kubectl: str
+) -> None:
+    root = project("sample")
+    (root / "config/default/settings.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+        "data:\n  endpoint: 'https://{{ not a helm action }}.example.com'\n"
+    )
+    kustomization = root / "config/default/kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("- ../rbac\n", "- ../rbac\n- settings.yaml\n", 1))
+    ok("edit", "--plugins=helm", cwd=root)
+    assert (root / "dist/chart/templates/other/settings.yaml").is_file()
+    namespace = namespace_of(root)
+    assert differences(kustomize(kubectl, root), helm_template(helm, root, namespace=namespace)) == []
+    (settings,) = [o for o in helm_template(helm, root, namespace="x") if o["kind"] == "ConfigMap"]
+    assert settings["metadata"]["namespace"] == "x"
+    assert settings["data"]["endpoint"] == "https://{{ not a helm action }}.example.com"
+
+
 def test_namespaced_project_chart_grants_a_role_in_the_release_namespace(
     project: Callable[[str], Path], helm: str
 ) -> None:
@@ -80,7 +99,7 @@ def test_namespaced_project_chart_grants_a_role_in_the_release_namespace(
     assert kinds[("RoleBinding", "webshop-manager-rolebinding")]["roleRef"]["kind"] == "Role"
 
 
-@pytest.mark.parametrize("name", ["sample", "namespaced"])
+@pytest.mark.parametrize("name", ["sample", "namespaced", "conversion"])
 def test_helm_lint_strict_passes(name: str, project: Callable[[str], Path], helm: str) -> None:
     root = project(name)
     ok("edit", "--plugins=helm", cwd=root)
