@@ -1,135 +1,193 @@
-"""``metadata.managedFields`` bookkeeping: which manager set which fields, in FieldsV1 form.
+"""``metadata.managedFields`` in the test API server: kube-apiserver's field manager over
+``pyop.api.managedfields`` (structured-merge-diff semantics).
 
-Recorded, not enforced: the server notes the fields of each Apply (the applied configuration)
-and each Update (the fields that write changed), so tests can check that a controller applies
-with its own field manager. Conflicts between managers and removal of fields a manager stops
-applying are not modelled.
+The registry (operations.py) calls three hooks: ``created`` / ``updated`` after a create or an update-like write
+(Update operation: the writer owns what it changed), and ``apply`` for server-side apply (merge by schema, field
+removal, conflicts, force). Each returns the new managedFields list or the merged object; errors are ApiErrors as
+kube-apiserver answers them.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pyop.testing.patch import MERGE_KEYS
+from pyop.api import managedfields as mf
+from pyop.testing.errors import ApiError, StatusCause, bad_request, invalid
+from pyop.testing.resources import ResourceType
 
-Fields = dict[str, Any]
-_TRACKED_METADATA = ("labels", "annotations", "finalizers", "ownerReferences")
-
-
-def _list_item_key(field: str, item: Any) -> str | None:
-    if not isinstance(item, dict):
-        return "v:" + json.dumps(item, separators=(",", ":"))
-    key = MERGE_KEYS.get(field) or (
-        "containerPort" if "containerPort" in item else "port" if field == "ports" else None
-    )
-    if key and key in item:
-        return "k:" + json.dumps({key: item[key]}, separators=(",", ":"))
-    return None
+_CONFLICT_CAUSE = "FieldManagerConflict"
+Entries = list[dict[str, Any]]  # a managedFields list, as stored
 
 
-def field_set(value: Any, field: str = "") -> Fields:
-    """FieldsV1 of a value: nested ``f:`` entries for maps, ``k:``/``v:`` entries for keyed lists."""
-    if isinstance(value, dict):
-        return {f"f:{key}": field_set(item, key) for key, item in value.items()}
-    if isinstance(value, list):
-        entries: Fields = {}
-        for item in value:
-            item_key = _list_item_key(field, item)
-            if item_key is None:
-                return {}  # atomic list: owning the field owns all of it
-            entries[item_key] = {".": {}, **field_set(item, field)} if isinstance(item, dict) else {}
-        return entries
-    return {}
+class FieldManager:
+    """Per-kind schemas (cached) and the field manager's hooks, for one Kubernetes version."""
+
+    def __init__(self, kubernetes_version: str, definition_of: Any) -> None:
+        self.kubernetes_version = kubernetes_version
+        self._definition_of = definition_of  # ResourceType -> OpenAPI definition name ("" for CRs)
+        self._schemas: dict[tuple[str, str, int], mf.Type] = {}
+
+    def schema(self, resource_type: ResourceType) -> mf.Type:
+        key = (resource_type.storage_key, resource_type.version, id(resource_type.schema))
+        found = self._schemas.get(key)
+        if found is None:
+            if resource_type.custom:
+                found = mf.custom_resource_type(resource_type.schema, self.kubernetes_version)
+            else:
+                found = mf.builtin_type(self._definition_of(resource_type), self.kubernetes_version)
+            self._schemas[key] = found
+        return found
+
+    @staticmethod
+    def scope(resource_type: ResourceType, subresource: str) -> mf.Scope:
+        """The fields a write may own: a strategy resets status on the main resource and all but status on
+        ``/status`` (GetResetFields)."""
+        if subresource == "status":
+            return mf.Scope(keep=frozenset({"f:status"}))
+        if subresource:  # scale: its replicas are recorded at their path in the object, as kube-apiserver does
+            return mf.Scope()
+        if resource_type.has_status:
+            return mf.Scope(drop=frozenset({"f:status"}))
+        return mf.Scope()
+
+    def _skeleton(self, resource_type: ResourceType) -> dict[str, Any]:
+        """What a create compares against: the kind's empty object (a built-in's struct fields exist, so they
+        are not owned as a whole; a custom resource starts from nothing)."""
+        if resource_type.custom:
+            return {}
+        fields = self.schema(resource_type).fields
+        return {name: {} for name in ("metadata", "spec", "status") if name in fields}
+
+    def created(
+        self,
+        resource_type: ResourceType,
+        obj: dict[str, Any],
+        sent: Any,
+        *,
+        manager: str,
+        time: str,
+    ) -> list[dict[str, Any]]:
+        """managedFields of an object created by an Update-operation write (POST)."""
+        managers = _decoded_or_empty(sent)
+        writer = mf.Manager(manager, mf.UPDATE, resource_type.api_version, {}, "", time)
+        result = mf.update(
+            self._skeleton(resource_type),
+            obj,
+            self.schema(resource_type),
+            managers,
+            writer,
+            self.scope(resource_type, ""),
+        )
+        return mf.encode(result)
+
+    def updated(
+        self,
+        resource_type: ResourceType,
+        current: dict[str, Any],
+        new: dict[str, Any],
+        sent: Any,
+        *,
+        manager: str,
+        subresource: str,
+        time: str,
+    ) -> list[dict[str, Any]]:
+        """managedFields after an update or non-apply patch: the body's managedFields replace the live ones when
+        they decode (and are not empty; ``[{}]`` clears them), except on a subresource."""
+        live = current["metadata"].get("managedFields")
+        if subresource or sent is live or sent == live:
+            managers = _decoded_or_empty(live, trusted=True)
+        elif mf.is_reset(sent):
+            managers = {}
+        else:
+            try:
+                managers = mf.decode(sent)
+            except mf.InvalidManagedFields:
+                managers = {}
+            if not managers:
+                managers = _decoded_or_empty(live)
+        writer = mf.Manager(manager, mf.UPDATE, resource_type.api_version, {}, subresource, time)
+        result = mf.update(
+            current, new, self.schema(resource_type), managers, writer, self.scope(resource_type, subresource)
+        )
+        return mf.encode(result)
+
+    def apply(
+        self,
+        resource_type: ResourceType,
+        live: dict[str, Any] | None,
+        config: dict[str, Any],
+        *,
+        manager: str,
+        subresource: str,
+        force: bool,
+        time: str,
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The object after applying ``config`` (to ``live``; None: apply creates) and its managedFields."""
+        if (config.get("metadata") or {}).get("managedFields") is not None:
+            raise bad_request("metadata.managedFields must be nil")
+        if config.get("apiVersion") != resource_type.api_version:
+            raise bad_request(
+                "Incorrect version specified in apply patch. "
+                f"Specified patch version: {config.get('apiVersion')}, expected: {resource_type.api_version}"
+            )
+        schema = self.schema(resource_type)
+        start = live if live is not None else self._skeleton(resource_type)
+        managers = _decoded_or_empty(start["metadata"].get("managedFields"), trusted=True) if live is not None else {}
+        applier = mf.Manager(manager, mf.APPLY, resource_type.api_version, {}, subresource, time)
+        try:
+            merged, result = mf.apply(
+                start, config, schema, managers, applier, force=force, scope=self.scope(resource_type, subresource)
+            )
+        except mf.ApplyConflict as error:
+            raise conflict_error(error) from None
+        except mf.SchemaError as error:
+            raise ApiError(
+                500,
+                f"failed to create typed patch object ({_identity(resource_type, config)}): {error}",
+                reason="InternalError",
+            ) from None
+        if live is None:
+            merged = config  # merged into nothing: the configuration itself (the skeleton only shaped the fields)
+        entry = result.get(applier.identity)
+        if entry is not None and live is not None and _without_managed(merged) == _without_managed(live):
+            previous = managers.get(applier.identity)  # a no-op apply keeps the time of the last change
+            result[applier.identity] = mf.Manager(
+                entry.manager,
+                entry.operation,
+                entry.api_version,
+                entry.fields,
+                entry.subresource,
+                previous.time if previous is not None else None,
+            )
+        return merged, mf.encode(result)
 
 
-def object_field_set(obj: dict[str, Any], *, skip_status: bool = False) -> Fields:
-    """The fields a writer of ``obj`` sets: everything but identity and server-owned metadata
-    (and status, when it belongs to the status subresource)."""
-    fields = {
-        f"f:{key}": field_set(value, key)
-        for key, value in obj.items()
-        if key not in ("apiVersion", "kind", "metadata") and not (skip_status and key == "status")
-    }
-    metadata = obj.get("metadata") or {}
-    tracked = {f"f:{key}": field_set(metadata[key], key) for key in _TRACKED_METADATA if key in metadata}
-    if tracked:
-        fields["f:metadata"] = tracked
-    return fields
+def _identity(resource_type: ResourceType, config: dict[str, Any]) -> str:
+    metadata = config.get("metadata") or {}
+    name = "/".join(part for part in (metadata.get("namespace", ""), metadata.get("name", "")) if part)
+    return f"{name}; {resource_type.api_version}, Kind={resource_type.kind}"
 
 
-def changed_field_set(old: Any, new: Any, field: str = "") -> Fields | None:
-    """Fields of ``new`` that differ from ``old`` (None: nothing changed)."""
-    if old is new or old == new:
-        return None
-    if isinstance(old, dict) and isinstance(new, dict):
-        changed = {}
-        for key, value in new.items():
-            old_value = old.get(key)
-            if old_value is value:
-                continue  # shared with the previous version: unchanged (the common case, decided without a call)
-            sub = changed_field_set(old_value, value, key)
-            if sub is not None:
-                changed[f"f:{key}"] = sub
-        return changed or None
-    return field_set(new, field)
+def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
+    metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("managedFields", "resourceVersion")}
+    return {**obj, "metadata": metadata}
 
 
-def merge_field_sets(left: Fields, right: Fields) -> Fields:
-    """The union of two field sets: ``left`` itself when ``right`` adds nothing (the usual case for a
-    manager that keeps writing the same fields), else a new set sharing the unchanged parts."""
-    merged: Fields | None = None
-    for key, value in right.items():
-        existing = left.get(key)
-        combined = value if existing is None else merge_field_sets(existing, value)
-        if combined is not existing:
-            if merged is None:
-                merged = dict(left)
-            merged[key] = combined
-    return left if merged is None else merged
+def _decoded_or_empty(entries: Any, *, trusted: bool = False) -> mf.Managers:
+    """``trusted``: entries this server stored (their field sets are not validated again)."""
+    try:
+        return mf.decode(entries, validate_fields=not trusted)
+    except mf.InvalidManagedFields:
+        return {}
 
 
-def record(
-    obj: dict[str, Any],
-    *,
-    manager: str,
-    operation: str,
-    api_version: str,
-    time: str,
-    fields: Fields,
-    subresource: str = "",
-    replace: bool = False,
-) -> None:
-    """Add or update the entry of (manager, operation, subresource) in ``obj``'s managedFields.
+def conflict_error(error: mf.ApplyConflict) -> ApiError:
+    """409 Conflict with one FieldManagerConflict cause per field, as NewApplyConflict builds it."""
+    causes = [StatusCause(_CONFLICT_CAUSE, conflict.message, conflict.field) for conflict in error.conflicts]
+    return ApiError(409, error.summary(), reason="Conflict", causes=causes)
 
-    The list and its entries are replaced, never changed in place: they are shared with the
-    previous version of the object.
-    """
-    if not fields:
-        return
-    metadata = obj.setdefault("metadata", {})
-    entries: list[dict[str, Any]] = metadata.get("managedFields") or []
-    for position, entry in enumerate(entries):
-        if (entry.get("manager"), entry.get("operation"), entry.get("subresource", "")) == (
-            manager,
-            operation,
-            subresource,
-        ):
-            previous = (entry.get("fieldsV1") or {}) if not replace else {}
-            merged = merge_field_sets(previous, fields)
-            if merged == entry.get("fieldsV1") and api_version == entry.get("apiVersion"):
-                return  # nothing new: a no-op write must stay a no-op (no resourceVersion bump)
-            updated = {**entry, "apiVersion": api_version, "time": time, "fieldsV1": merged}
-            metadata["managedFields"] = [*entries[:position], updated, *entries[position + 1 :]]
-            return
-    entry = {
-        "manager": manager,
-        "operation": operation,
-        "apiVersion": api_version,
-        "time": time,
-        "fieldsType": "FieldsV1",
-        "fieldsV1": fields,
-    }
-    if subresource:
-        entry["subresource"] = subresource
-    metadata["managedFields"] = [*entries, entry]
+
+def field_manager_required() -> ApiError:
+    """An apply without ``fieldManager``: ValidatePatchOptions' 422 on PatchOptions."""
+    cause = StatusCause("FieldValueRequired", "Required value: is required for apply patch", "fieldManager")
+    return invalid("PatchOptions", "meta.k8s.io", "", [cause])

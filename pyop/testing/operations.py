@@ -167,6 +167,7 @@ class Operations:
         builtin: BuiltinStrategy | None = None,
     ) -> None:
         self.builtin = builtin or BuiltinStrategy()
+        self.field_manager = managed_fields.FieldManager(self.builtin.kubernetes_version, self.builtin.definition)
         self.store = store
         self.resources = resources
         self.clock = clock
@@ -373,9 +374,9 @@ class Operations:
         body: Any,
         options: WriteOptions,
         *,
-        operation: str = "Update",
-        applied: dict[str, Any] | None = None,
+        managed: managed_fields.Entries | None = None,
     ) -> dict[str, Any]:
+        """``managed``: the managedFields of an apply that creates (else the creator is recorded as an Update)."""
         options.warnings.clear()  # a reused WriteOptions reports this write's warnings, not every earlier one
         obj = self._check_identity(resource_type, body)
         self._check_namespace(resource_type, namespace, obj)
@@ -405,6 +406,7 @@ class Operations:
             self._require_live_namespace(namespace)
         if self.store.get(resource_type.storage_key, namespace, name) is not None:
             raise already_exists(resource_type.plural, resource_type.group, name)
+        sent_managed = metadata.get("managedFields")
         for key in (
             "resourceVersion",
             "deletionTimestamp",
@@ -427,18 +429,12 @@ class Operations:
         elif resource_type.storage_key in CONFIGURATION_KEYS:
             kinds.prepare_webhook_configuration(resource_type, obj)
         obj = self._admit(resource_type, obj, None, options)
-        manager = options.manager
-        fields = managed_fields.object_field_set(
-            applied if applied is not None else obj, skip_status=resource_type.has_status
-        )
-        managed_fields.record(
-            obj,
-            manager=manager,
-            operation=operation,
-            api_version=resource_type.api_version,
-            time=self.now(),
-            fields=fields,
-        )
+        if managed is None:
+            managed = self.field_manager.created(
+                resource_type, obj, sent_managed, manager=options.manager, time=self.now()
+            )
+        if managed:
+            obj["metadata"]["managedFields"] = managed
         if admitting:
             served = served_as(obj, resource_type)
             suspend(self._point(VALIDATING, "CREATE", resource_type, "", namespace, served, None, options))
@@ -643,25 +639,24 @@ class Operations:
     ) -> tuple[dict[str, Any], bool]:
         """Server-side apply as create-or-merge, recording the applied fields under the field manager."""
         if not options.field_manager:
-            raise bad_request("PATCH: fieldManager is required for apply patch")
+            raise managed_fields.field_manager_required()
         if not isinstance(config, dict) or not config.get("apiVersion") or not config.get("kind"):
             raise bad_request("apply patch must be an object with apiVersion and kind set")
         config_name = (config.get("metadata") or {}).get("name")
         if config_name and config_name != name:
             raise bad_request(f"the name of the object ({config_name}) does not match the name on the URL ({name})")
-        applied = clone_json(config)
         current = self.store.get(resource_type.storage_key, namespace, name)
         if current is None:
             if subresource:
                 raise not_found(resource_type.plural, resource_type.group, name)
-            body = clone_json(config)
+            body, managed = self._apply_fields(resource_type, None, config, options, subresource)
             body.setdefault("metadata", {})["name"] = name
-            created = self.create(resource_type, namespace, body, options, operation="Apply", applied=applied)
+            created = self.create(resource_type, namespace, body, options, managed=managed)
             return created, True
         config = clone_json(config)
         config.setdefault("metadata", {}).pop("resourceVersion", None)
         served = served_as(current, resource_type)
-        merged = merge_patch(served, config) if resource_type.custom else strategic_merge(served, config)
+        merged, managed = self._apply_fields(resource_type, served, config, options, subresource)
         merged = _writable_copy(merged)
         self._check_identity(resource_type, merged)
         updated = self._write(
@@ -671,9 +666,29 @@ class Operations:
             options,
             subresource=subresource,
             operation="Apply",
-            applied=applied,
+            managed=managed,
         )
         return updated, False
+
+    def _apply_fields(
+        self,
+        resource_type: ResourceType,
+        live: dict[str, Any] | None,
+        config: dict[str, Any],
+        options: WriteOptions,
+        subresource: str,
+    ) -> tuple[dict[str, Any], managed_fields.Entries]:
+        """The configuration merged into ``live`` by the kind's schema, and the managers after it (409 on
+        conflicts unless forced): structured-merge-diff, in managed_fields.py."""
+        return self.field_manager.apply(
+            resource_type,
+            live,
+            clone_json(config),
+            manager=options.field_manager,
+            subresource=subresource,
+            force=options.force,
+            time=self.now(),
+        )
 
     def _write(
         self,
@@ -684,13 +699,14 @@ class Operations:
         *,
         subresource: str,
         operation: str,
-        applied: dict[str, Any] | None = None,
+        managed: managed_fields.Entries | None = None,
         admitted: bool = True,
     ) -> dict[str, Any]:
         """The common tail of update, patch and apply on an existing object; ``admitted=False``: the server's own
         controllers' writes, which do not go through admission webhooks here."""
         name = current["metadata"]["name"]
         current_rv = current["metadata"]["resourceVersion"]
+        sent_managed = new["metadata"].get("managedFields")  # an update's own managedFields replace the live ones
         served = served_as(current, resource_type)  # the stored object in the request's version
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
         admitting = (
@@ -771,29 +787,20 @@ class Operations:
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         current_view, new_view = _without_volatile(current), _without_volatile(new)
         unchanged = new_view == current_view  # recording managedFields below changes neither view
-        if unchanged and operation != "Apply":
+        live_managed = current["metadata"].get("managedFields")
+        if unchanged and managed is None and (sent_managed is live_managed or sent_managed == live_managed):
             return served
-        manager = options.manager
-        if operation == "Apply":
-            fields = managed_fields.object_field_set(
-                applied or {}, skip_status=resource_type.has_status and not subresource
+        if managed is None:
+            now = self.now()
+            managed = self.field_manager.updated(
+                resource_type, current, new, sent_managed, manager=options.manager, subresource=subresource, time=now
             )
-            replace = True
+        if managed:
+            new["metadata"]["managedFields"] = managed
         else:
-            fields = managed_fields.changed_field_set(current_view, new_view) or {}
-            replace = False
-        managed_fields.record(
-            new,
-            manager=manager,
-            operation=operation,
-            api_version=resource_type.api_version,
-            time=self.now(),
-            fields=fields,
-            subresource=subresource,
-            replace=replace,
-        )
-        if unchanged and new["metadata"].get("managedFields") == current["metadata"].get("managedFields"):
-            return served
+            new["metadata"].pop("managedFields", None)
+        if unchanged and new["metadata"].get("managedFields") == live_managed:
+            return served_as(current, resource_type)
         if options.dry_run:
             return served_as(new, resource_type)
         if _is_being_deleted(new) and not _finalizers_remain(resource_type, new):

@@ -7,8 +7,8 @@
   ``$deleteFromPrimitiveList/<field>`` and merged primitive lists (``finalizers``).
   Not modelled: ``$retainKeys``, ``$setElementOrder`` (accepted and ignored: order is the
   patched order), and per-field strategies beyond ``MERGE_KEYS``.
-* Server-side apply merges with strategic merge for built-in kinds and merge patch for custom
-  resources; ``managed_fields.py`` records who applied what.
+* Server-side apply is not a patch here: it merges by the kind's schema with field ownership
+  (``managed_fields.py`` over ``pyop.api.managedfields``, structured-merge-diff's semantics).
 """
 
 from __future__ import annotations

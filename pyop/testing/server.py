@@ -12,7 +12,7 @@ import shutil
 import ssl
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -85,12 +85,14 @@ class TestAPIServer:
         token: str | None = None,
         kubernetes_version: str = PINNED_KUBERNETES_VERSION,
         tls: bool = True,
+        port: int = 0,
     ) -> None:
         """``kubernetes_version``: whose built-in kinds (definitions, defaults, generation rules) the server plays,
         by default the one the CRD generator embeds; any version the kubernetes-validate package bundles.
         ``tls``: serve HTTPS with a self-signed certificate the kubeconfig trusts (kubectl sends no token over
-        http); ``False`` serves plain http."""
+        http); ``False`` serves plain http. ``port``: where to listen on 127.0.0.1 (0: any free port)."""
         self.tls = tls
+        self.port = port
         self.certificate: ServingCertificate | None = None
         self.ca_file: Path | None = None
         self.builtin = BuiltinStrategy(kubernetes_version)
@@ -144,7 +146,7 @@ class TestAPIServer:
             self.certificate = ServingCertificate.generate()
             self._ssl_context = self.certificate.server_context(self._tempdir)
             self.ca_file = self._tempdir / "ca.crt"
-        await self._listen(0)
+        await self._listen(self.port)
         assert self._runner is not None
         host, port = self._runner.addresses[0][:2]
         self.url = f"{'https' if self.tls else 'http'}://{host}:{port}"
@@ -221,7 +223,8 @@ class TestAPIServer:
         if self.store.get(CRD_STORAGE_KEY, "", name) is None:
             self.operations.create(crd_type, "", clone_json(crd), options)
         else:
-            self.operations.apply(crd_type, "", name, clone_json(crd), options)
+            # A replacement takes every field over, as `kubectl apply --server-side --force-conflicts` would.
+            self.operations.apply(crd_type, "", name, clone_json(crd), replace(options, force=True))
 
     def load_crds(self, path: str | Path) -> list[str]:
         """Add every CustomResourceDefinition found in a YAML file or in the YAML files under a folder."""

@@ -146,6 +146,7 @@ async def test_status_subresource(client: Client) -> None:
     applied = await client.apply_status(
         Widget.model_validate({"metadata": {"name": "w1", "namespace": "default"}, "status": {"phase": "Applied"}}),
         field_manager="status-writer",
+        force=True,  # status.phase belongs to the status writes above (an Update manager): without force, a 409
     )
     assert applied.status is not None and applied.status.phase == "Applied"
 

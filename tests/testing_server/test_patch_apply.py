@@ -155,7 +155,7 @@ async def test_apply_creates_then_merges_and_records_the_field_manager(api: Api)
 async def test_apply_requires_a_field_manager(api: Api) -> None:
     config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
     status, error = await api.patch(f"{CM}/a", config, APPLY)
-    assert status == 400 and "fieldManager is required" in error["message"]
+    assert status == 422 and "fieldManager: Required value: is required for apply patch" in error["message"]
 
 
 async def test_apply_to_status_subresource(api: Api) -> None:

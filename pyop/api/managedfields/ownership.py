@@ -1,0 +1,323 @@
+"""Who owns which fields: the managers of an object, and how Apply and Update change them.
+
+This is structured-merge-diff's ``Updater`` as kube-apiserver drives it (``managedfields`` in k8s.io/apiserver):
+
+* an **Update** (create, update, any non-apply patch) makes its manager own every field it added or changed;
+  other managers lose those fields and every manager loses the fields it removed;
+* an **Apply** merges the configuration into the live object, makes the manager own exactly the configuration's
+  fields, removes the fields it applied last time and no longer applies unless another manager owns them, and
+  fails with conflicts when it changes a field another manager owns, unless forced (then they lose it);
+* managers are told apart by (manager, operation, apiVersion for Update only, subresource): an Apply manager keeps
+  one entry across versions; a second Update of the same manager merges into its entry;
+* the fields a strategy resets (status on the main resource, everything but status on ``/status``) are owned by
+  nobody there; identity and server-set metadata (``apiVersion``, ``kind``, name, uid, resourceVersion, ...) are
+  never owned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pyop.api.managedfields.fieldpath import (
+    FieldSet,
+    difference,
+    filter_top_level,
+    intersection,
+    path_string,
+    paths,
+    union,
+    validate,
+)
+from pyop.api.managedfields.schema import Type
+from pyop.api.managedfields.typed import (
+    compare,
+    ensure_named_fields_are_members,
+    merge,
+    remove_items,
+    to_field_set,
+)
+
+APPLY = "Apply"
+UPDATE = "Update"
+FIELDS_V1 = "FieldsV1"
+
+# stripmeta: never owned by anyone.
+_STRIPPED: FieldSet = {
+    "f:apiVersion": {},
+    "f:kind": {},
+    "f:metadata": {
+        ".": {},
+        **{
+            f"f:{name}": {}
+            for name in (
+                "name",
+                "namespace",
+                "creationTimestamp",
+                "selfLink",
+                "uid",
+                "clusterName",
+                "generation",
+                "managedFields",
+                "resourceVersion",
+            )
+        },
+    },
+}
+
+Identity = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Manager:
+    """One managedFields entry."""
+
+    manager: str
+    operation: str
+    api_version: str
+    fields: FieldSet
+    subresource: str = ""
+    time: str | None = None
+
+    @property
+    def identity(self) -> Identity:
+        """What tells two entries apart (BuildManagerIdentifier): an applier's apiVersion is not part of it."""
+        return (self.manager, self.operation, self.api_version if self.operation == UPDATE else "", self.subresource)
+
+    def describe(self) -> str:
+        """How kube-apiserver names the manager in a conflict (printManager)."""
+        text = f'"{self.manager}"'
+        if self.subresource:
+            text += f' with subresource "{self.subresource}"'
+        if self.operation == UPDATE:
+            text += f" using {self.api_version}"
+        return text
+
+    def to_entry(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version}
+        if self.time:
+            entry["time"] = self.time
+        entry["fieldsType"] = FIELDS_V1
+        entry["fieldsV1"] = self.fields
+        if self.subresource:
+            entry["subresource"] = self.subresource
+        return entry
+
+
+Managers = dict[Identity, Manager]
+
+
+class InvalidManagedFields(ValueError):
+    """managedFields that cannot be decoded (kube-apiserver then keeps the live object's)."""
+
+
+def decode(entries: Any, *, validate_fields: bool = True) -> Managers:
+    """The managers of a ``metadata.managedFields`` list, validated as DecodeManagedFields does
+    (``validate_fields=False``: entries known to be well formed, their field sets are not walked)."""
+    managers: Managers = {}
+    if not entries:
+        return managers
+    if not isinstance(entries, list):
+        raise InvalidManagedFields("managedFields must be a list")
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            raise InvalidManagedFields(f"managed fields entry {position} is not an object")
+        operation = entry.get("operation")
+        if operation not in (APPLY, UPDATE):
+            raise InvalidManagedFields("operation must be `Apply` or `Update`")
+        if not entry.get("apiVersion"):
+            raise InvalidManagedFields("apiVersion must not be empty")
+        fields_type = entry.get("fieldsType")
+        if not fields_type:
+            raise InvalidManagedFields(f"missing fieldsType in managed fields entry {position}")
+        if fields_type != FIELDS_V1:
+            raise InvalidManagedFields(f"invalid fieldsType {fields_type!r} in managed fields entry {position}")
+        fields = entry.get("fieldsV1") or {}
+        problem = validate(fields) if validate_fields else None
+        if problem:
+            raise InvalidManagedFields(f"managed fields entry {position}: {problem}")
+        manager = Manager(
+            manager=str(entry.get("manager") or ""),
+            operation=operation,
+            api_version=str(entry["apiVersion"]),
+            fields=fields,
+            subresource=str(entry.get("subresource") or ""),
+            time=entry.get("time") or None,
+        )
+        if manager.identity in managers:
+            raise InvalidManagedFields(f"duplicate manager entry {position}")
+        managers[manager.identity] = manager
+    return managers
+
+
+def is_reset(entries: Any) -> bool:
+    """``[{}]``: the documented way to clear managedFields in an update or non-apply patch."""
+    return isinstance(entries, list) and len(entries) == 1 and entries[0] == {}
+
+
+def encode(managers: Managers) -> list[dict[str, Any]]:
+    """The managedFields list, ordered as kube-apiserver orders it (operation, time, manager, apiVersion,
+    subresource)."""
+    ordered = sorted(
+        managers.values(),
+        key=lambda m: (m.operation, m.time or "", m.manager, m.api_version, m.subresource),
+    )
+    return [manager.to_entry() for manager in ordered if manager.fields]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    manager: Manager
+    path: tuple[str, ...]
+
+    @property
+    def field(self) -> str:
+        return path_string(self.path)
+
+    @property
+    def message(self) -> str:
+        return f"conflict with {self.manager.describe()}"
+
+
+class ApplyConflict(Exception):
+    """An apply changed fields other managers own (kube-apiserver answers 409 with one cause per field)."""
+
+    def __init__(self, conflicts: list[Conflict]) -> None:
+        self.conflicts = conflicts
+        super().__init__(self.summary())
+
+    def summary(self) -> str:
+        """getConflictMessage's text."""
+        if len(self.conflicts) == 1:
+            conflict = self.conflicts[0]
+            return f"Apply failed with 1 conflict: {conflict.message}: {conflict.field}"
+        lines: list[str] = []
+        by_manager: dict[str, list[str]] = {}
+        for conflict in self.conflicts:
+            by_manager.setdefault(conflict.manager.describe(), []).append(conflict.field)
+        for described in sorted(by_manager):
+            lines.append(f"conflicts with {described}:")
+            lines.extend(f"- {field}" for field in by_manager[described])
+        return f"Apply failed with {len(self.conflicts)} conflicts: " + "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a write may own: ``keep`` top-level fields only (a subresource) or all but ``drop`` (reset fields)."""
+
+    keep: frozenset[str] | None = None
+    drop: frozenset[str] = frozenset()
+
+    def filter(self, fields: FieldSet) -> FieldSet:
+        return filter_top_level(fields, self.keep, self.drop)
+
+
+def _without_managed_fields(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    if isinstance(metadata, Mapping) and "managedFields" in metadata:
+        return {**obj, "metadata": {k: v for k, v in metadata.items() if k != "managedFields"}}
+    return obj
+
+
+def _changes(old: Any, new: Any, t: Type, scope: Scope) -> tuple[FieldSet, FieldSet]:
+    comparison = compare(_without_managed_fields(old), _without_managed_fields(new), t)
+    changed = union(comparison.modified, comparison.added)
+    return scope.filter(changed), scope.filter(comparison.removed)
+
+
+def _strip(managers: Iterable[Manager]) -> Managers:
+    result: Managers = {}
+    for manager in managers:
+        fields = difference(manager.fields, _STRIPPED)
+        if fields:
+            result[manager.identity] = manager if fields is manager.fields else replace(manager, fields=fields)
+    return result
+
+
+def _lose(managers: Managers, skip: Identity | None, changed: FieldSet, removed: FieldSet) -> list[Manager]:
+    out: list[Manager] = []
+    for identity, manager in managers.items():
+        if identity == skip:
+            out.append(manager)
+            continue
+        fields = difference(difference(manager.fields, changed), removed)
+        out.append(manager if fields is manager.fields else replace(manager, fields=fields))
+    return out
+
+
+def update(
+    old: Any,
+    new: Any,
+    t: Type,
+    managers: Managers,
+    writer: Manager,
+    scope: Scope = Scope(),
+) -> Managers:
+    """The managers after an Update by ``writer`` (its fields are computed; ``writer.fields`` is ignored)."""
+    changed, removed = _changes(old, new, t, scope)
+    if not changed and not removed:
+        return managers
+    result = _strip(_lose(managers, None, changed, removed))
+    owned = difference(difference(changed, removed), _STRIPPED)
+    if owned:
+        previous = result.get(writer.identity)
+        fields = union(previous.fields, owned) if previous is not None else owned
+        result[writer.identity] = replace(writer, fields=fields)
+    return result
+
+
+def apply(
+    live: Any,
+    config: Any,
+    t: Type,
+    managers: Managers,
+    applier: Manager,
+    *,
+    force: bool,
+    scope: Scope = Scope(),
+) -> tuple[Any, Managers]:
+    """Apply ``config`` over ``live`` (``{}`` or a skeleton for a create): the new object and managers.
+
+    Raises ``ApplyConflict`` when the result changes fields other managers own and ``force`` is not set, and
+    ``SchemaError`` when the configuration cannot be placed in the schema (a list item without its key).
+    """
+    config_fields = scope.filter(to_field_set(config, t))
+    merged = merge(live, config, t)
+    identity = applier.identity
+    last = managers.get(identity)
+    candidates = dict(managers)
+    candidates[identity] = replace(applier, fields=config_fields)
+    if last is not None and last.fields:
+        merged = _prune(merged, candidates, last.fields, t)
+    changed, removed = _changes(live, merged, t, scope)
+    conflicts: list[Conflict] = []
+    for other_identity, manager in sorted(managers.items(), key=lambda item: item[0]):
+        if other_identity == identity:
+            continue
+        overlap = difference(intersection(manager.fields, changed), _STRIPPED)
+        conflicts.extend(Conflict(manager, path) for path in paths(overlap))
+    if conflicts and not force:
+        raise ApplyConflict(conflicts)
+    result = _strip(_lose(candidates, identity, changed, removed))
+    return merged, result
+
+
+def _prune(merged: Any, managers: Managers, last: FieldSet, t: Type) -> Any:
+    """Remove what the applier applied last time and no longer applies, unless some manager owns it (SMD's
+    prune, addBackOwnedItems and addBackDanglingItems)."""
+    last_members = ensure_named_fields_are_members(last, t)
+    pruned = remove_items(merged, last_members, t)
+    if pruned is merged:
+        return merged
+    pruned = pruned if pruned is not None else {}
+    managed: FieldSet = {}
+    for manager in managers.values():
+        managed = union(managed, manager.fields)
+    merged_set = ensure_named_fields_are_members(to_field_set(merged, t, allow_duplicates=True), t)
+    pruned_set = ensure_named_fields_are_members(to_field_set(pruned, t, allow_duplicates=True), t)
+    owned = union(pruned_set, ensure_named_fields_are_members(managed, t))
+    pruned = remove_items(merged, difference(merged_set, owned), t) or {}
+    pruned_set = ensure_named_fields_are_members(to_field_set(pruned, t, allow_duplicates=True), t)
+    dangling = intersection(difference(merged_set, pruned_set), last_members)
+    return remove_items(merged, dangling, t) or {}

@@ -1,0 +1,316 @@
+"""Values walked by their schema: the field set of a value, the merge of an applied configuration into a live
+object, the comparison of two versions of an object and the removal of a set's fields from a value.
+
+These are structured-merge-diff's ``ToFieldSet``, ``Merge``, ``Compare``, ``RemoveItems`` and
+``EnsureNamedFieldsAreMembers`` over plain JSON values. Inputs are never modified: results share every
+unchanged subtree with their inputs (stored objects are shared between versions, so this is both safe and cheap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyop.api.managedfields.fieldpath import (
+    FieldSet,
+    children,
+    index_element,
+    insert,
+    is_member,
+    key_element,
+    make,
+    value_element,
+)
+from pyop.api.managedfields.schema import LIST, MAP, UNTYPED, Type
+
+_MISSING: Any = object()
+_LEAF, _MAP, _LIST = 0, 1, 2
+
+
+class SchemaError(ValueError):
+    """A value that the schema cannot place (a map list item without its key, duplicate keys)."""
+
+
+def _shape(t: Type, value: Any) -> int:
+    kind = t.kind
+    if kind == MAP:
+        return _MAP if not t.atomic and isinstance(value, dict) else _LEAF
+    if kind == LIST:
+        return _LIST if not t.atomic and isinstance(value, list) else _LEAF
+    if kind == UNTYPED and isinstance(value, dict):
+        return _MAP
+    return _LEAF
+
+
+def item_element(t: Type, index: int, item: Any) -> str:
+    """The path element of a list item: its key fields, its value (sets) or its index (atomic lists)."""
+    if t.keys:
+        if not isinstance(item, dict):
+            raise SchemaError(f"element {index}: associative list with keys has an element that is not a map")
+        keys: dict[str, Any] = {}
+        for name in t.keys:
+            if name in item and item[name] is not None:
+                keys[name] = item[name]
+            elif name in t.key_defaults:
+                keys[name] = t.key_defaults[name]
+            else:
+                raise SchemaError(
+                    f'element {index}: associative list with keys has an element that omits key field "{name}" '
+                    "(and doesn't have default value)"
+                )
+        return key_element(keys)
+    if t.atomic:
+        return index_element(index)
+    return value_element(item)
+
+
+def to_field_set(value: Any, t: Type, *, allow_duplicates: bool = False) -> FieldSet:
+    """Every leaf and every list or map item of ``value``, as SMD's ``ToFieldSet``."""
+    node: FieldSet = {}
+    _fill(value, t, node, allow_duplicates)
+    return node
+
+
+def _fill(value: Any, t: Type, node: FieldSet, allow_duplicates: bool) -> None:
+    shape = _shape(t, value)
+    if shape == _MAP:
+        untyped = t.kind == UNTYPED
+        for key, item in value.items():
+            child_type = t.child(key)
+            below: FieldSet = {}
+            child_shape = _shape(child_type, item)
+            if child_shape != _LEAF:
+                try:
+                    _fill(item, child_type, below, allow_duplicates)
+                except SchemaError as error:
+                    raise _prefixed(error, "f:" + key) from None
+            member = child_shape == _LEAF or item is None or item == {} or untyped or not t.is_named(key)
+            entry = make(member, below)
+            if entry is not None:
+                node["f:" + key] = entry
+    elif shape == _LIST:
+        element_type = t.element or Type(UNTYPED)
+        for index, item in enumerate(value):
+            element = item_element(t, index, item)
+            if element in node:
+                if allow_duplicates:
+                    continue
+                raise SchemaError(f"duplicate entries for key {_printable(element)}")
+            below = {}
+            if _shape(element_type, item) != _LEAF:
+                try:
+                    _fill(item, element_type, below, allow_duplicates)
+                except SchemaError as error:
+                    raise _prefixed(error, element) from None
+            node[element] = make(True, below)
+
+
+def _printable(element: str) -> str:
+    from pyop.api.managedfields.fieldpath import path_string
+
+    return path_string((element,))
+
+
+def _prefixed(error: SchemaError, element: str) -> SchemaError:
+    text = str(error)
+    separator = "" if text.startswith((".", "[")) else ": "
+    return SchemaError(_printable(element) + separator + text)
+
+
+def merge(live: Any, applied: Any, t: Type) -> Any:
+    """``applied`` merged into ``live``: granular maps by key and map lists and sets by item, live order first
+    and new items after; scalars, atomic values and mismatched shapes are replaced. ``None`` results drop the
+    field."""
+    if live is _MISSING:
+        return applied
+    if applied is _MISSING:
+        return live
+    if live is applied:
+        return live
+    shape = _shape(t, live)
+    if shape == _LEAF or shape != _shape(t, applied) or (not live and not applied):
+        return applied
+    if shape == _MAP:
+        out = dict(live)
+        for key, item in applied.items():
+            merged = merge(live.get(key, _MISSING), item, t.child(key))
+            if merged is None:
+                out.pop(key, None)
+            else:
+                out[key] = merged
+        return out
+    element_type = t.element or Type(UNTYPED)
+    incoming: dict[str, Any] = {}
+    order: list[str] = []
+    for index, item in enumerate(applied):
+        element = item_element(t, index, item)
+        if element not in incoming:
+            order.append(element)
+        incoming[element] = item
+    result: list[Any] = []
+    seen: set[str] = set()
+    for index, item in enumerate(live):
+        try:
+            element = item_element(t, index, item)
+        except SchemaError:
+            result.append(item)
+            continue
+        if element in incoming and element not in seen:
+            seen.add(element)
+            result.append(merge(item, incoming[element], element_type))
+        else:
+            result.append(item)
+    result.extend(incoming[element] for element in order if element not in seen)
+    return result
+
+
+@dataclass
+class Comparison:
+    """What changed between two versions of an object, as sets of paths."""
+
+    added: FieldSet = field(default_factory=dict)
+    modified: FieldSet = field(default_factory=dict)
+    removed: FieldSet = field(default_factory=dict)
+
+    def is_same(self) -> bool:
+        return not (self.added or self.modified or self.removed)
+
+
+def compare(old: Any, new: Any, t: Type) -> Comparison:
+    """SMD's ``Compare``: leaves added, modified and removed, plus maps and items added or removed as a whole.
+    Subtrees shared by both versions (the same object) are skipped without a walk."""
+    comparison = Comparison()
+    _compare(old, new, t, (), comparison)
+    return comparison
+
+
+def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Comparison) -> None:
+    if old is new:
+        return
+    old_shape = _shape(t, old) if old is not _MISSING else None
+    new_shape = _shape(t, new) if new is not _MISSING else None
+    shape = old_shape if new_shape is None else new_shape if old_shape is None else old_shape
+    if old_shape is not None and new_shape is not None and old_shape != new_shape:
+        shape = _LEAF
+    if shape != _LEAF and not (old if old is not _MISSING else None) and not (new if new is not _MISSING else None):
+        shape = _LEAF
+    if shape == _LEAF:
+        if old is _MISSING:
+            insert(result.added, path)
+        elif new is _MISSING:
+            insert(result.removed, path)
+        elif old != new:
+            insert(result.modified, path)
+        return
+    if old is not _MISSING and new is not _MISSING and old == new:
+        return
+    if shape == _MAP:
+        old_map = old if old is not _MISSING else {}
+        new_map = new if new is not _MISSING else {}
+        for key, item in old_map.items():
+            _compare(item, new_map.get(key, _MISSING), t.child(key), (*path, "f:" + key), result)
+        for key, item in new_map.items():
+            if key not in old_map:
+                _compare(_MISSING, item, t.child(key), (*path, "f:" + key), result)
+    else:
+        element_type = t.element or Type(UNTYPED)
+        old_items = _items_by_element(t, old if old is not _MISSING else [])
+        new_items = _items_by_element(t, new if new is not _MISSING else [])
+        for element, item in old_items.items():
+            _compare(item, new_items.get(element, _MISSING), element_type, (*path, element), result)
+        for element, item in new_items.items():
+            if element not in old_items:
+                _compare(_MISSING, item, element_type, (*path, element), result)
+    if old is _MISSING:
+        insert(result.added, path)
+    elif new is _MISSING:
+        insert(result.removed, path)
+
+
+def _items_by_element(t: Type, items: list[Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for index, item in enumerate(items):
+        try:
+            element = item_element(t, index, item)
+        except SchemaError:
+            element = index_element(index)
+        found.setdefault(element, item)
+    return found
+
+
+def remove_items(value: Any, fields: FieldSet, t: Type) -> Any:
+    """``value`` without the members of ``fields`` (whole subtrees); a map or list emptied by the removal becomes
+    None (its field is then dropped by the caller)."""
+    if not fields:
+        return value
+    shape = _shape(t, value)
+    if shape == _LEAF or not value:
+        return value
+    if shape == _MAP:
+        out: dict[str, Any] = {}
+        changed = False
+        for key, item in value.items():
+            node = fields.get("f:" + key)
+            if node is None:
+                out[key] = item
+            elif is_member(node):
+                changed = True
+            else:
+                kept = remove_items(item, children(node), t.child(key))
+                if kept is not item:
+                    changed = True
+                if kept is not None:
+                    out[key] = kept
+        if not changed:
+            return value
+        return out or None
+    element_type = t.element or Type(UNTYPED)
+    kept_items: list[Any] = []
+    changed = False
+    for index, item in enumerate(value):
+        try:
+            element = item_element(t, index, item)
+        except SchemaError:
+            kept_items.append(item)
+            continue
+        node = fields.get(element)
+        if node is None:
+            kept_items.append(item)
+        elif is_member(node):
+            changed = True
+        else:
+            kept = remove_items(item, children(node), element_type)
+            if kept is not item:
+                changed = True
+            if kept is not None:
+                kept_items.append(kept)
+    if not changed:
+        return value
+    return kept_items or None
+
+
+def ensure_named_fields_are_members(fields: FieldSet, t: Type) -> FieldSet:
+    """``fields`` with every struct field that has owned fields below it made a member too (SMD does this before
+    removing a set, so that a struct is removed only when nothing in it stays owned)."""
+    if not fields:
+        return fields
+    out: FieldSet = {}
+    is_struct = t.kind == MAP and not t.atomic
+    for key, node in fields.items():
+        below = children(node)
+        member = is_member(node)
+        if below:
+            if key.startswith("f:"):
+                child_type = t.child(key[2:]) if t.kind in (MAP, UNTYPED) else Type(UNTYPED)
+            else:
+                child_type = t.element or Type(UNTYPED)
+            below = ensure_named_fields_are_members(below, child_type)
+            if is_struct and key.startswith("f:") and t.is_named(key[2:]):
+                member = True
+        entry = make(member, below)
+        if entry is not None:
+            out[key] = entry
+    return out
+
+
+MISSING = _MISSING
