@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pyop.testing import kinds
+from pyop.testing.authorization.controllers import aggregate_cluster_roles, revoke_service_account_tokens
+from pyop.testing.authorization.rbac import CLUSTER_ROLES
 from pyop.testing.errors import ApiError
 from pyop.testing.operations import FOREGROUND_FINALIZER, Operations, WriteOptions
 from pyop.testing.resources import ResourceType, types_from_crd
@@ -61,6 +63,10 @@ class Controllers:
             self._sync_crd(event_type, obj)
         elif resource_type.storage_key in CONFIGURATION_KEYS and self.on_webhooks_changed is not None:
             self.on_webhooks_changed()
+        elif resource_type.storage_key == CLUSTER_ROLES:
+            self._enqueue("aggregate", None)
+        elif resource_type.storage_key == "serviceaccounts" and event_type == "DELETED":
+            revoke_service_account_tokens(self.operations.users, obj)
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return
@@ -102,6 +108,8 @@ class Controllers:
                     self._foreground(item)
                 elif kind == "namespace":
                     self._clean_namespace(item)
+                elif kind == "aggregate":
+                    aggregate_cluster_roles(self.operations)
             except ApiError as error:  # a client raced us (conflict, gone): the next event retries
                 log.debug("controller step %s failed: %s", kind, error.message)
             except Exception:  # never let one bad object stop garbage collection for the whole server

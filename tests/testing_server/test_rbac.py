@@ -282,3 +282,33 @@ async def test_the_official_client_sees_the_403_and_reviews(server: TestAPIServe
     assert status == 403 and body["reason"] == "Forbidden"
     assert body["message"].startswith(f'pods is forbidden: User "{SA_USER}" cannot list resource "pods"')
     assert allowed is True
+
+
+async def test_the_aggregation_controller_writes_aggregated_rules(api: Api) -> None:
+    widget_editor = _role(
+        "widget-editor", [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["*"]}], "ClusterRole"
+    )
+    widget_editor["metadata"]["labels"] = {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}
+    await api.create_ok(f"{RBAC}/clusterroles", widget_editor)
+    rule = widget_editor["rules"][0]
+    async with asyncio.timeout(10):  # a guard against a hang only
+        while True:
+            _, edit = await api.get(f"{RBAC}/clusterroles/edit")
+            _, admin = await api.get(f"{RBAC}/clusterroles/admin")
+            if rule in edit["rules"] and rule in admin["rules"]:
+                break
+            await asyncio.sleep(0.02)
+    _, view = await api.get(f"{RBAC}/clusterroles/view")
+    assert rule not in view["rules"]
+    assert "clusterrole-aggregation-controller" in {entry["manager"] for entry in edit["metadata"]["managedFields"]}
+
+
+async def test_a_deleted_service_accounts_token_stops_authenticating(
+    server: TestAPIServer, api: Api, robot: str
+) -> None:
+    async with as_token(server, robot) as client:
+        assert (await client.get("/api"))[0] == 200
+        await api.delete("/api/v1/namespaces/team/serviceaccounts/robot")
+        async with asyncio.timeout(10):  # a guard against a hang only
+            while (await client.get("/api"))[0] != 401:
+                await asyncio.sleep(0.02)

@@ -185,7 +185,7 @@ def default_cluster_roles() -> list[dict[str, Any]]:
         ),
         _cluster_role("system:public-info-viewer", [_paths(_PUBLIC_PATHS, ["get"])]),
         # Stored with the rules the aggregation controller writes; the authorizer re-aggregates on every question.
-        _cluster_role("admin", _ADMINISTRABLE + _EDITABLE + _VIEWABLE, aggregate="admin"),
+        _cluster_role("admin", _EDITABLE + _VIEWABLE + _ADMINISTRABLE, aggregate="admin"),
         _cluster_role("edit", _EDITABLE + _VIEWABLE, {AGGREGATE_TO + "admin": "true"}, aggregate="edit"),
         _cluster_role("view", list(_VIEWABLE), {AGGREGATE_TO + "edit": "true"}, aggregate="view"),
         _cluster_role("system:aggregate-to-admin", _ADMINISTRABLE, {AGGREGATE_TO + "admin": "true"}),
