@@ -194,6 +194,13 @@ def create_webhook(
         typer.Option(help="Requirement installing them, added to pyproject.toml (e.g. certmanager-models>=1.2)."),
     ] = None,
     force: Annotated[bool, typer.Option(help="Scaffold a webhook that exists again, overwriting its files.")] = False,
+    certificates: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ISSUER",
+            help="Who issues the serving certificates: cert-manager (default) or pyop (the manager, no cert-manager).",
+        ),
+    ] = None,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
 ) -> None:
@@ -215,6 +222,7 @@ def create_webhook(
         validation_path=validation_path,
         force=force,
         external=ExternalFlags(external_api_path, external_api_domain, external_api_module),
+        certificates=certificates,
     )
     _run(lambda: run_create_webhook(project_dir, options), verbose=verbose)
 
@@ -248,6 +256,13 @@ def edit(
             help="Add a plugin: helm (or helm/v2-alpha) writes dist/chart from config/default; run again to renew it."
         ),
     ] = None,
+    certificates: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ISSUER",
+            help="Who issues webhook certificates: cert-manager or pyop (before the first `create webhook`).",
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option(help="Replace files that cannot be edited in place with the template's version.")
     ] = False,
@@ -267,6 +282,7 @@ def edit(
             kubernetes_version=kubernetes_version,
             plugins=plugins,
             force=force,
+            certificates=certificates,
         )
         return edit_project(project_dir, options)
 

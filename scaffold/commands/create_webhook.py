@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyop_scaffold.commands import project_files
+from pyop_scaffold.commands import project_files, webhook_certificates
 from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
@@ -107,6 +107,7 @@ class CreateWebhookOptions:
     validation_path: str | None = None
     force: bool = False
     external: ExternalFlags = ExternalFlags()
+    certificates: str | None = None  # cert-manager or pyop (webhook_certificates.py); None: the project's
 
 
 @holding_project_lock
@@ -168,8 +169,13 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     notes = _plan_makefile(changes, project.package)
     if foreign is not None and foreign.requirement is not None:
         notes += add_dependency(changes, foreign.requirement)
+    certificates = webhook_certificates.choose(project, options.certificates)
     entry.webhooks = settings
-    _plan_kustomize(changes, project, rendered, settings)
+    if certificates == webhook_certificates.PYOP:
+        webhook_certificates.plan_kustomize(changes, project, rendered, settings)
+        webhook_certificates.plan_main(changes, layout)
+    else:
+        _plan_kustomize(changes, project, rendered, settings)
     if settings.conversion:
         _plan_conversion(changes, layout, rendered, settings.spoke or [], context)
     changes.update_file(PROJECT_FILE, dump_project(project))
@@ -182,7 +188,9 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
 
     report = Report(files=project_files.apply(changes), notes=notes)
     report.notes.append(
-        "config/default deploys the webhooks with a cert-manager certificate: install cert-manager in the cluster"
+        "config/default deploys the webhooks with certificates the manager makes and rotates itself"
+        if certificates == webhook_certificates.PYOP
+        else "config/default deploys the webhooks with a cert-manager certificate: install cert-manager in the cluster"
     )
     report.next_step = f"implement the webhook in {layout.webhook_file}, then run: make manifests"
     return report

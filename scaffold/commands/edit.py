@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyop_scaffold.commands import helm_chart, project_files
+from pyop_scaffold.commands import helm_chart, project_files, webhook_certificates
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
@@ -50,6 +50,7 @@ class EditOptions:
     kubernetes_version: str | None = None
     plugins: str | None = None
     force: bool = False
+    certificates: str | None = None  # who issues webhook certificates (webhook_certificates.py)
 
 
 @holding_project_lock
@@ -64,10 +65,20 @@ def edit_project(root: Path, options: EditOptions) -> Report:
         None if options.kubernetes_version is None else validate_kubernetes_version(options.kubernetes_version)
     )
     plugins = None if options.plugins is None else helm_chart.parse_plugins(options.plugins)
-    wanted = (options.multigroup, options.namespaced, options.license, options.owner, kubernetes_version, plugins)
+    certificates = None if options.certificates is None else webhook_certificates.validate_mode(options.certificates)
+    wanted = (
+        options.multigroup,
+        options.namespaced,
+        options.license,
+        options.owner,
+        kubernetes_version,
+        plugins,
+        certificates,
+    )
     if all(v is None for v in wanted):
         raise UsageError(
-            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version or --plugins"
+            "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version, --plugins "
+            "or --certificates"
         )
     project = load_project(root)
     before = project.model_copy(deep=True)
@@ -87,6 +98,8 @@ def edit_project(root: Path, options: EditOptions) -> Report:
     if kubernetes_version is not None and kubernetes_version != project.effective_kubernetes_version:
         project.kubernetes_version = kubernetes_version
         next_step = next_step or "regenerate the CRDs' embedded built-in schemas with: make manifests"
+    if certificates is not None:
+        webhook_certificates.choose(project, certificates)  # recorded; the next `create webhook` uses it
     if plugins:
         notes.extend(helm_chart.plan_helm_chart(changes, project))
         next_step = next_step or "check the chart with: make helm-lint"

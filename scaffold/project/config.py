@@ -99,6 +99,9 @@ class Project(_Model):
     # test API server the project's tests start. Absent means PINNED_KUBERNETES_VERSION, so older PROJECT files
     # keep working unchanged.
     kubernetes_version: str | None = Field(default=None, alias="kubernetesVersion")
+    # pyop's own field: who issues the webhooks' serving certificates; absent is cert-manager (Kubebuilder's),
+    # "pyop" the manager itself (`--certificates=pyop`, scaffold/commands/webhook_certificates.py).
+    certificates: str | None = None
     resources: list[ResourceEntry] = Field(default_factory=list)
 
     @property
@@ -189,6 +192,8 @@ def check_values(project: Project) -> None:
     clients = (project.model_extra or {}).get("clients")  # where `pyop make clients` writes (make_clients.py)
     if isinstance(clients, dict) and isinstance(clients.get("package"), str):
         names.validate_module_path(clients["package"], project.package, "clients.package")
+    if project.certificates not in (None, "pyop"):
+        raise ProjectError(f"PROJECT: certificates {project.certificates!r} is not one of cert-manager (absent), pyop")
     for entry in project.resources:
         names.validate_dns1123_subdomain(entry.group, "group")
         names.validate_version(entry.version)

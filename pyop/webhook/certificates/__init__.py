@@ -8,6 +8,7 @@ from pyop.webhook.certificates.runtime import (
     InjectionTargets,
     ReplicaSync,
     Rotator,
+    certificates_from_environment,
     setup_certificates,
 )
 
@@ -18,6 +19,7 @@ __all__ = [
     "ReplicaSync",
     "RotationPolicy",
     "Rotator",
+    "certificates_from_environment",
     "plan",
     "setup_certificates",
 ]

@@ -17,7 +17,7 @@ import asyncio
 import base64
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,6 +39,7 @@ __all__ = [
     "InjectionTargets",
     "ReplicaSync",
     "Rotator",
+    "certificates_from_environment",
     "decode_secret",
     "encode_secret",
     "setup_certificates",
@@ -347,3 +348,36 @@ def setup_certificates(manager: Manager, settings: CertificateSettings) -> Repli
     manager.add_runnable(sync.run, needs_leader_election=False)
     manager.add_readyz_check(READINESS_CHECK, sync.ready)
     return sync
+
+
+# The environment the kustomize config of `--certificates=pyop` gives the manager (config/default).
+MODE_VARIABLE = "WEBHOOK_CERTIFICATES"
+
+
+def _names(value: str | None) -> tuple[str, ...]:
+    return tuple(name.strip() for name in (value or "").split(",") if name.strip())
+
+
+def certificates_from_environment(
+    manager: Manager, environ: Mapping[str, str] | None = None
+) -> ReplicaSync | None:
+    """``setup_certificates`` from the variables config/default sets when the project uses ``--certificates=pyop``
+    (``WEBHOOK_CERTIFICATES=pyop``, ``POD_NAMESPACE``, the Secret, Service, configuration and CRD names); None, and
+    nothing set up, otherwise (cert-manager mounts the certificate)."""
+    env = os.environ if environ is None else environ
+    if env.get(MODE_VARIABLE, "") != "pyop":
+        return None
+    namespace = env.get("POD_NAMESPACE", "")
+    if not namespace:
+        raise ValueError(f"{MODE_VARIABLE}=pyop needs POD_NAMESPACE (the downward API's metadata.namespace)")
+    settings = CertificateSettings(
+        namespace=namespace,
+        secret_name=env.get("WEBHOOK_SECRET_NAME") or "webhook-server-cert",
+        service_name=env.get("WEBHOOK_SERVICE_NAME") or "webhook-service",
+        targets=InjectionTargets(
+            mutating=_names(env.get("WEBHOOK_MUTATING_CONFIGURATIONS")),
+            validating=_names(env.get("WEBHOOK_VALIDATING_CONFIGURATIONS")),
+            crds=_names(env.get("WEBHOOK_CONVERSION_CRDS")),
+        ),
+    )
+    return setup_certificates(manager, settings)
