@@ -20,6 +20,7 @@ import typer.core
 from pyop_scaffold import __version__
 from pyop_scaffold.cli.clients import make_clients as make_clients_command
 from pyop_scaffold.cli.flags import EditFlags, KubebuilderBoolFlags
+from pyop_scaffold.cli.testserver import test_server_command
 from pyop_scaffold.cli.usage import OneLineUsageCommand, OneLineUsageGroup
 from pyop_scaffold.errors import PyopError
 
@@ -358,6 +359,9 @@ def make_manifests(
 
 
 make_app.command("clients", cls=KubebuilderBoolFlags)(make_clients_command)
+
+
+app.command("test-server", cls=KubebuilderBoolFlags)(test_server_command)
 
 
 @make_app.command("lock", cls=KubebuilderBoolFlags)

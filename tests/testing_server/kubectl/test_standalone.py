@@ -1,0 +1,152 @@
+"""`pyop test-server`: the server in the foreground with a project's CRDs, a kubeconfig, a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from pyop.client import Client, load_config
+from pyop_scaffold.cli.app import app
+from testing_server.kubectl.helpers import WIDGET_CRD
+
+GUARD = 60.0  # seconds: a failure guard, never an expectation
+
+
+class Running:
+    """A `pyop test-server` subprocess, read until it says how to use it."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.banner: list[str] = []
+
+    async def ready(self) -> list[str]:
+        assert self.process.stdout is not None
+        while not self.banner or not self.banner[-1].startswith("State is kept in memory"):
+            line = await asyncio.wait_for(self.process.stdout.readline(), GUARD)
+            if not line:
+                assert self.process.stderr is not None
+                raise AssertionError(f"test-server ended: {(await self.process.stderr.read()).decode()}")
+            self.banner.append(line.decode().rstrip("\n"))
+        return self.banner
+
+    async def stop(self, signum: signal.Signals) -> int:
+        self.process.send_signal(signum)
+        return await asyncio.wait_for(self.process.wait(), GUARD)
+
+
+async def _start(*args: str, cwd: Path) -> Running:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pyop_scaffold",
+        "test-server",
+        *args,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    return Running(process)
+
+
+def _write_crd(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "widgets.yaml").write_text(yaml.safe_dump(WIDGET_CRD))
+    return folder
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_runs_until_a_signal_with_the_given_crds(tmp_path: Path, signum: signal.Signals) -> None:
+    crds = _write_crd(tmp_path / "crds")
+    kubeconfig = tmp_path / "out" / "kubeconfig"
+    running = await _start("--crds", str(crds), "--kubeconfig", str(kubeconfig), cwd=tmp_path)
+    try:
+        banner = await running.ready()
+        assert (
+            banner[0].startswith("pyop test API server (Kubernetes ")
+            and " listening on https://127.0.0.1:" in banner[0]
+        )
+        assert banner[1] == "CRDs installed: widgets.example.pyop.dev"
+        assert f"  export KUBECONFIG={kubeconfig}" in banner
+        async with Client(await load_config(kubeconfig)) as client:
+            listed = await client.transport.request("GET", "/apis/example.pyop.dev/v1/namespaces/default/widgets")
+        assert listed["kind"] == "WidgetList"
+        if shutil.which("kubectl"):
+            process = await asyncio.create_subprocess_exec(
+                "kubectl",
+                "get",
+                "crds",
+                "--kubeconfig",
+                str(kubeconfig),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                stdout=asyncio.subprocess.PIPE,
+            )
+            out, _ = await asyncio.wait_for(process.communicate(), GUARD)
+            assert "widgets.example.pyop.dev" in out.decode()
+    finally:
+        code = await running.stop(signum)
+    assert code == 0
+    assert not kubeconfig.exists()  # its token and port are dead: removed
+
+
+async def test_in_a_project_it_installs_config_crd_bases_and_plays_its_kubernetes_version(tmp_path: Path) -> None:
+    runner = CliRunner()
+    init = ["init", "--domain", "example.com", "--project-name", "demo", "--kubernetes-version", "1.34"]
+    result = runner.invoke(app, [*init, "-C", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    _write_crd(tmp_path / "config" / "crd" / "bases")
+    running = await _start(cwd=tmp_path)
+    try:
+        banner = await running.ready()
+        kubeconfig = tmp_path / "bin" / "test-server.kubeconfig"
+        assert banner[0].startswith("pyop test API server (Kubernetes 1.34)")
+        assert banner[1] == "CRDs installed: widgets.example.pyop.dev"
+        assert f"kubeconfig: {kubeconfig}" in banner
+        async with Client(await load_config(kubeconfig)) as client:
+            version = await client.transport.request("GET", "/version")
+        assert version["minor"] == "34"
+    finally:
+        assert await running.stop(signal.SIGTERM) == 0
+
+
+def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path: Path) -> None:
+    runner = CliRunner()
+    before = sorted(tmp_path.rglob("*"))
+    missing = runner.invoke(app, ["test-server", "--crds", "no-such-folder", "-C", str(tmp_path)])
+    assert missing.exit_code == 2
+    assert missing.stderr == (
+        "Error: --crds no-such-folder: no such file or folder (give a folder of CRD YAML files or one file)\n"
+    )
+    assert sorted(tmp_path.rglob("*")) == before
+    mine = tmp_path / "my-kubeconfig"
+    mine.write_text("apiVersion: v1\nkind: Config\ncurrent-context: prod\n")
+    refused = runner.invoke(app, ["test-server", "--kubeconfig", str(mine), "-C", str(tmp_path)])
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith(f"Error: --kubeconfig {mine}: the file exists and is not a test server's")
+    assert mine.read_text() == "apiVersion: v1\nkind: Config\ncurrent-context: prod\n"
+    bad_port = runner.invoke(app, ["test-server", "--port", "70000", "-C", str(tmp_path)])
+    assert bad_port.exit_code == 2 and bad_port.stderr == (
+        "Error: --port 70000: not a TCP port (0 to 65535; 0 picks a free one)\n"
+    )
+
+
+async def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        running = await _start("--port", str(port), "--kubeconfig", str(tmp_path / "kc"), cwd=tmp_path)
+        code = await asyncio.wait_for(running.process.wait(), GUARD)
+        assert running.process.stderr is not None
+        stderr = (await running.process.stderr.read()).decode()
+    assert code == 2
+    assert stderr == f"Error: --port {port}: already in use on 127.0.0.1 (give another, or 0)\n"
+    assert not (tmp_path / "kc").exists()
