@@ -27,6 +27,7 @@ from pyop.client.dynamic import (
     PropagationPolicy,
     WatchEvent,
 )
+from pyop.client.lazy import LazyModels
 from pyop.client.resources import APIResource, resource_for_model
 from pyop.client.selectors import LabelSelectorInput
 from pyop.client.transport import Transport
@@ -383,8 +384,9 @@ def _resource_of(obj: BaseModel) -> APIResource:
 
 
 def _typed_list(model: type[M], page: ObjectList[dict[str, Any]]) -> ObjectList[M]:
+    """The page with its items as models, each validated when first read (`pyop.client.lazy`)."""
     return ObjectList(
-        items=[model.model_validate(item) for item in page.items],
+        items=LazyModels(model, page.items),
         resource_version=page.resource_version,
         continue_token=page.continue_token,
         remaining_item_count=page.remaining_item_count,
