@@ -7,6 +7,7 @@ values at every object level (what a newer API server, or a field a partial mode
 
 from __future__ import annotations
 
+import base64
 import functools
 import string
 from collections.abc import Mapping
@@ -34,6 +35,7 @@ _json = st.recursive(
 _moments = st.datetimes(datetime(1990, 1, 1), datetime(2090, 1, 1), timezones=st.just(UTC))
 _times = _moments.map(lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%SZ"))
 _micro_times = _moments.map(lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+_base64 = st.binary(max_size=6).map(lambda data: base64.b64encode(data).decode("ascii"))
 _quantities = st.sampled_from(["1", "500m", "1Gi", "128974848", "2.5", "1e3", "100Ki", 2, 0.5])
 
 # Values, not objects: their wire forms.
@@ -73,6 +75,8 @@ def value_of(schema: Mapping[str, Any], depth: int) -> st.SearchStrategy[Any]:
     if "$ref" in schema and isinstance(schema["$ref"], str):
         return object_of(reference_target(schema["$ref"]), depth)
     kinds = _types(schema)
+    if kinds == {"string"} and schema.get("format") == "byte":
+        return _base64  # what the API server writes for []byte (and accepts: anything else is a 400)
     if kinds == {"string"}:
         enum = schema.get("enum")
         return st.sampled_from(enum) if enum else _texts
