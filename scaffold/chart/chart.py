@@ -17,6 +17,8 @@ from pyop_scaffold.chart.workflow import WORKFLOW_FILE, workflow_text
 CHART_DIR = "dist/chart"
 VALUES_FILE = f"{CHART_DIR}/values.yaml"
 VALUES_BASE_FILE = f"{CHART_DIR}/.pyop/values.base.yaml"
+# The files pyop generated last time: one the user deleted since is not made again.
+GENERATED_LIST_FILE = f"{CHART_DIR}/.pyop/generated.txt"
 CHART_VERSION = "0.1.0"
 
 
@@ -53,6 +55,7 @@ def build_chart(rendered: Rendered, project_name: str) -> Chart:
     files[f"{CHART_DIR}/.helmignore"] = seal(header + HELMIGNORE)
     files[VALUES_BASE_FILE] = yamltpl.dump(defaults)
     files[WORKFLOW_FILE] = seal(workflow_text(header, rendered.namespace))
+    files[GENERATED_LIST_FILE] = "".join(f"{path}\n" for path in sorted(files))
     return Chart(files=dict(sorted(files.items())), values=defaults)
 
 
@@ -111,4 +114,4 @@ HELMIGNORE = """\
 .pyop/
 """
 
-__all__ = ["CHART_DIR", "VALUES_FILE", "VALUES_BASE_FILE", "Chart", "build_chart", "PLACEHOLDER"]
+__all__ = ["CHART_DIR", "GENERATED_LIST_FILE", "VALUES_FILE", "VALUES_BASE_FILE", "Chart", "build_chart", "PLACEHOLDER"]

@@ -109,6 +109,20 @@ def test_a_user_value_change_wins_over_a_config_change_of_the_same_value(
     assert _manager_image(helm, root) == "controller:pinned"
 
 
+def test_a_template_the_user_deleted_is_not_made_again(project: Callable[[str], Path], helm: str) -> None:
+    root = project("sample")
+    ok("edit", "--plugins=helm", cwd=root)
+    dropped = root / CHART / "templates/network-policy/allow-metrics-traffic.yaml"
+    dropped.unlink()
+    output = ok("edit", "--plugins=helm", cwd=root)
+    assert "templates/network-policy/allow-metrics-traffic.yaml: not made again, you deleted it" in output
+    assert not dropped.exists()
+    names = {o["metadata"]["name"] for o in helm_template(helm, root, namespace="ops")}
+    assert "sample-allow-metrics-traffic" not in names and "sample-allow-webhook-traffic" in names
+    ok("edit", "--plugins=helm", "--force", cwd=root)
+    assert dropped.is_file()
+
+
 def test_a_template_config_no_longer_renders_is_named(project: Callable[[str], Path]) -> None:
     root = project("sample")
     ok("edit", "--plugins=helm", cwd=root)
