@@ -12,10 +12,14 @@ module from source and reads every module's markers on every run. In both modes 
 parsing each rule (and celpy's analysed grammar) stays in the user's cache directory (~/.cache/pyop), so after the
 warm-up run no run imports cel-python.
 
+Then the run with nothing to do (what `make test` and `make run` pay every time): on a project scaffolded with
+`pyop init` and three `pyop create api`, `pyop make manifests` after a full run, interleaved with `kubectl
+kustomize config/default` on the same project (target: under 1.5x kustomize), and on the 200-kind project.
+
     python bench/bench_manifests.py [--runs 5] [--kinds 200] [--no-bytecode-cache] [--profile]
 
 Prints the median wall time (and CPU time, which other load on the machine disturbs less) per size and the
-ratio 200 kinds / 100 kinds (targets: < 3 s, < 2.2).
+ratio 200 kinds / 100 kinds (targets: < 3 s, < 2.2), then the no-op medians and ratios.
 """
 
 from __future__ import annotations
@@ -182,9 +186,11 @@ def make_project(root: Path, kinds: int) -> None:
         (version / f"kind{index:03d}_types.py").write_text(KIND_TEMPLATE.format(kind=kind, extra_field=extra, **own))
 
 
-def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one `pyop make manifests` in a fresh interpreter."""
-    shutil.rmtree(root / "config", ignore_errors=True)
+def run_once(root: Path, bytecode_cache: bool, *, full: bool = True) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one `pyop make manifests` in a fresh interpreter (`full`: config/ removed
+    first, so every file is generated; else as the project is, a no-op after a run)."""
+    if full:
+        shutil.rmtree(root / "config", ignore_errors=True)
     command = [sys.executable, "-m", "pyop_scaffold", "make", "manifests", "-C", str(root)]
     env = dict(os.environ)
     if bytecode_cache:
@@ -199,6 +205,52 @@ def run_once(root: Path, bytecode_cache: bool) -> tuple[float, float]:
     if result.returncode != 0:
         raise SystemExit(f"pyop make manifests failed:\n{result.stderr}")
     return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, cwd=cwd, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr}")
+    return elapsed
+
+
+def scaffolded_project(root: Path) -> list[str]:
+    """A project made the way a user makes one (init, three APIs, manifests); the pyop command that made it."""
+    pyop = [sys.executable, "-m", "pyop_scaffold"]
+    root.mkdir()
+    timed([*pyop, "init", "--domain", "example.com"], root)
+    for kind in ("Memcached", "Redis", "Backup"):
+        timed([*pyop, "create", "api", "--group", "cache", "--version", "v1", "--kind", kind], root)
+    timed([*pyop, "make", "manifests"], root)
+    return pyop
+
+
+def noop_runs(tmp: Path, big: Path, runs: int, bytecode_cache: bool) -> None:
+    """No-op `make manifests` against `kubectl kustomize config/default`, interleaved, on a scaffolded project;
+    and the no-op against the full run on the big one."""
+    project = tmp / "scaffolded"
+    pyop = scaffolded_project(project)
+    noop, kustomize = [], []
+    for _ in range(runs * 2):
+        noop.append(timed([*pyop, "make", "manifests"], project))
+        kustomize.append(timed(["kubectl", "kustomize", "config/default"], project))
+    noop_median, kustomize_median = statistics.median(noop), statistics.median(kustomize)
+    print(
+        f"no-op make manifests (3 kinds, scaffolded): median {noop_median:.3f} s; kubectl kustomize config/default "
+        f"{kustomize_median:.3f} s; ratio {noop_median / kustomize_median:.2f} (target < 1.5), "
+        f"{len(noop)} interleaved runs each"
+    )
+    run_once(big, bytecode_cache)
+    full, idle = [], []
+    for _ in range(runs):
+        full.append(run_once(big, bytecode_cache)[0])
+        idle.append(run_once(big, bytecode_cache, full=False)[0])
+    print(
+        f"{big.name[1:]} kinds: no-op median {statistics.median(idle):.3f} s against a full run's "
+        f"{statistics.median(full):.2f} s (ratio {statistics.median(idle) / statistics.median(full):.3f}), interleaved"
+    )
 
 
 def profile(root: Path) -> None:
@@ -249,6 +301,10 @@ def main() -> None:
                 f"median CPU {statistics.median(cpu for _, cpu in runs):.2f} s"
             )
         print(f"ratio {sizes[1]} kinds / {sizes[0]} kinds (median wall): {medians[sizes[1]] / medians[sizes[0]]:.2f}")
+        if shutil.which("kubectl"):
+            noop_runs(Path(tmp), roots[options.kinds], options.runs, options.bytecode_cache)
+        else:
+            print("no-op runs skipped: kubectl is not installed (the comparison is against kubectl kustomize)")
 
 
 def _load() -> str:

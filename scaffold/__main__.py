@@ -1,3 +1,3 @@
-from pyop_scaffold.cli.app import main
+from pyop_scaffold.cli.entry import main
 
 main()

@@ -11,6 +11,10 @@ import sys
 
 
 def main() -> None:
+    from pyop_scaffold.cli.noop_manifests import try_noop
+
+    if try_noop(sys.argv[1:]):
+        return
     try:
         from pyop_scaffold.cli.app import main as cli_main
     except ImportError as error:

@@ -7,11 +7,11 @@ a second when `make manifests` reports a few hundred files.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import NamedTuple
 
+from pyop_scaffold.cli.terminal import styled_output
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.render.changeset import Action
 
@@ -58,21 +58,6 @@ def _report_lines(report: Report, verbose_unchanged: bool) -> list[_Line]:
     if report.next_step:
         lines.append(_Line("", "bold", "Next:", f" {report.next_step}"))
     return lines
-
-
-def styled_output(stream: TextIO) -> bool:
-    """Whether rich would style text written to `stream`: its terminal test (TTY_COMPATIBLE, then FORCE_COLOR,
-    then isatty)."""
-    tty_compatible = os.environ.get("TTY_COMPATIBLE", "")
-    if tty_compatible in ("0", "1"):
-        return tty_compatible == "1"
-    force_color = os.environ.get("FORCE_COLOR")
-    if force_color is not None:
-        return force_color != ""
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        return False
 
 
 def _print_styled(lines: list[_Line]) -> None:

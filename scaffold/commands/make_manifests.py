@@ -37,6 +37,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     """Generate every manifest in memory, check them all (and the samples, with --check), then write them, or
     nothing at all on any problem."""
     from pyop_scaffold import __version__
+    from pyop_scaffold.manifests import incremental
     from pyop_scaffold.manifests.builtin import builtin_schema
     from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
     from pyop_scaffold.manifests.crd.schema import SchemaBuilder
@@ -47,6 +48,8 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     from pyop_scaffold.manifests.yaml_output import dump_documents
 
     root = root.resolve()
+    # What this run reads, before it reads it: a stamp records it with the outputs, for the next no-op run.
+    inputs = incremental.input_digest(root, _run_options(options))
     project = load_project(root)
     settings = _settings(project)
     max_desc = options.max_description_length
@@ -89,7 +92,20 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     report = Report(files=changes.apply())
     report.notes.extend(notes)
     report.next_step = "install the CRDs with: make install" if crds else "add an API with: pyop create api"
+    if inputs is None:
+        incremental.forget(root)
+    else:
+        incremental.write_stamp(root, inputs, [f.path for f in report.files], report.notes, report.next_step)
     return report
+
+
+def _run_options(options: ManifestOptions) -> Any:
+    """The options as the no-op check records them."""
+    from pyop_scaffold.manifests.incremental import RunOptions
+
+    header = None if options.header_file is None else str(options.header_file)
+    return RunOptions(options.check_samples, options.max_description_length, header)
+
 
 
 def _settings(project: object) -> dict[str, Any]:

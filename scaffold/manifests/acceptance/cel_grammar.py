@@ -11,10 +11,10 @@ can be had, celpy builds its parser as usual.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
+
+from pyop_scaffold.cache import cache_directory
 
 _CACHE_FILE_NAME = "cel-grammar.lark"
 _tried = False
@@ -55,19 +55,3 @@ def load_cel_parser() -> None:
 def _cache_file() -> Path | None:
     directory = cache_directory()
     return None if directory is None else directory / _CACHE_FILE_NAME
-
-
-def cache_directory() -> Path | None:
-    """pyop's cache directory of the user, made if missing; None unless it is the user's own and closed to
-    others' writes."""
-    try:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        directory = Path(base) / "pyop"
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = directory.stat()
-    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
-        return None
-    getuid = getattr(os, "getuid", None)
-    if getuid is None or info.st_uid != getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return None  # another user could plant a pickle there
-    return directory

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from pyop_scaffold.manifests.acceptance.cel_grammar import cache_directory
+from pyop_scaffold.cache import cache_directory
 
 _CACHE_FILE_NAME: Final = "cel-summaries.json"
 _FORMAT: Final = 1

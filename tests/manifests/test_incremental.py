@@ -1,0 +1,205 @@
+"""`make manifests` with nothing to do: decided from a stamp, never wrong, and the output a full run gives."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from manifests.manifests_helpers import PACKAGE, project, snapshot
+
+from pyop_scaffold.commands.make_manifests import ManifestOptions, make_manifests
+from pyop_scaffold.manifests import incremental
+from pyop_scaffold.manifests.incremental import RunOptions
+
+SHIP = """
+class ShipSpec(KubeModel):
+    # +kubebuilder:validation:Minimum=1
+    crew: int = 9
+    name: str = ""
+
+
+class Ship(Resource, group_version=GROUP_VERSION):
+    \"\"\"A ship.\"\"\"
+
+    spec: ShipSpec = Field(default_factory=ShipSpec)
+"""
+
+CONTROLLER = """# +kubebuilder:rbac:groups=fleet.example.com,resources=ships,verbs=get;list;watch
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _project(root: Path) -> Path:
+    project(root, {"v1/ship_types.py": SHIP})
+    controllers = root / PACKAGE / "controllers"
+    controllers.mkdir()
+    (controllers / "__init__.py").write_text("")
+    (controllers / "ship_controller.py").write_text(CONTROLLER)
+    return root
+
+
+def _config(root: Path) -> dict[str, str]:
+    return {path: text for path, text in snapshot(root).items() if path.startswith("config/")}
+
+
+def test_a_run_after_a_full_one_is_up_to_date_and_any_input_change_is_not(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    assert incremental.up_to_date(root, RunOptions()) is None  # never generated
+    make_manifests(root, ManifestOptions())
+    stamp = incremental.up_to_date(root, RunOptions())
+    assert stamp is not None
+    assert sorted(stamp.outputs) == ["config/crd/bases/fleet.example.com_ships.yaml", "config/rbac/role.yaml"]
+    assert incremental.up_to_date(root, RunOptions(max_description_length=10)) is None  # other options
+    types = root / PACKAGE / "api" / "v1" / "ship_types.py"
+    os.utime(types)  # touched, not changed: still up to date
+    assert incremental.up_to_date(root, RunOptions()) is not None
+    types.write_text(types.read_text().replace("Minimum=1", "Minimum=2"))
+    assert incremental.up_to_date(root, RunOptions()) is None
+    make_manifests(root, ManifestOptions())
+    role = root / "config" / "rbac" / "role.yaml"
+    role.write_text(role.read_text() + "# edited\n")  # an output edited by hand: the next run restores it
+    assert incremental.up_to_date(root, RunOptions()) is None
+    make_manifests(root, ManifestOptions())
+    (root / ".pyop-journal-1-x").mkdir()  # an interrupted command: the full run recovers it first
+    assert incremental.up_to_date(root, RunOptions()) is None
+
+
+def _edit_marker(root: Path, rng: random.Random) -> None:
+    path = root / PACKAGE / "api" / "v1" / "ship_types.py"
+    text = path.read_text()
+    minimum = text.split("Minimum=")[1].split("\n")[0]
+    path.write_text(text.replace(f"Minimum={minimum}", f"Minimum={rng.randint(0, 9)}"))
+
+
+def _add_field(root: Path, rng: random.Random) -> None:
+    path = root / PACKAGE / "api" / "v1" / "ship_types.py"
+    name = f"field{rng.randint(0, 999)}"
+    path.write_text(path.read_text().replace('    name: str = ""\n', f'    name: str = ""\n    {name}: int = 0\n', 1))
+
+
+def _edit_rbac(root: Path, rng: random.Random) -> None:
+    path = root / PACKAGE / "controllers" / "ship_controller.py"
+    verbs = rng.choice(["get;list;watch", "get;list", "get;list;watch;update"])
+    path.write_text(f"# +kubebuilder:rbac:groups=fleet.example.com,resources=ships,verbs={verbs}\n")
+
+
+def _set_header(root: Path, rng: random.Random) -> None:
+    (root / "hack").mkdir(exist_ok=True)
+    (root / "hack" / "header.txt").write_text(f"Copyright {rng.randint(2000, 2030)} the authors.\n")
+    text = (root / "PROJECT").read_text()
+    if "headerFile" not in text:
+        (root / "PROJECT").write_text(text + "manifests:\n  headerFile: hack/header.txt\n")
+
+
+def _delete_output(root: Path, rng: random.Random) -> None:
+    outputs = sorted((root / "config").rglob("*.yaml"))
+    if outputs:
+        rng.choice(outputs).unlink()
+
+
+def _edit_output(root: Path, rng: random.Random) -> None:
+    outputs = sorted((root / "config").rglob("*.yaml"))
+    if outputs:
+        target = rng.choice(outputs)
+        target.write_text(target.read_text() + f"# by hand {rng.random()}\n")
+
+
+def _touch_everything(root: Path, rng: random.Random) -> None:
+    for path in sorted(root.rglob("*.py")):
+        os.utime(path)
+
+
+def _add_module(root: Path, rng: random.Random) -> None:
+    (root / PACKAGE / "api" / "v1" / f"extra{rng.randint(0, 9)}.py").write_text(f"VALUE = {rng.random()}\n")
+
+
+EDITS: list[Callable[[Path, random.Random], None]] = [
+    _edit_marker,
+    _add_field,
+    _edit_rbac,
+    _set_header,
+    _delete_output,
+    _edit_output,
+    _touch_everything,
+    _add_module,
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edit_sequences_give_what_a_full_run_gives(tmp_path: Path, seed: int) -> None:
+    """After every edit, the incremental answer (no-op or full run) leaves config/ byte-identical to a full run
+    of the same sources in a fresh copy with no stamp."""
+    rng = random.Random(seed)
+    root = _project(tmp_path / "p")
+    make_manifests(root, ManifestOptions())
+    for step in range(8):
+        edit = rng.choice(EDITS)
+        edit(root, rng)
+        if incremental.up_to_date(root, RunOptions()) is None:
+            make_manifests(root, ManifestOptions())
+        fresh = tmp_path / f"fresh{step}"
+        shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("config", "__pycache__"))
+        make_manifests(fresh, ManifestOptions())
+        assert _config(root) == _config(fresh), f"after {edit.__name__} (step {step}, seed {seed})"
+
+
+def _cli(root: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyop_scaffold", "make", "manifests", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+def test_the_shortcut_prints_what_a_full_run_prints_without_importing_the_generator(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    env = {**os.environ, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], "TTY_COMPATIBLE": "0"}
+    env.pop("FORCE_COLOR", None)
+    first = _cli(root, env=env)
+    assert first.returncode == 0, first.stderr
+    incremental.forget(root)
+    for args in ((), ("--verbose",)):
+        full = _cli(root, *args, env=env)  # a full run with nothing to change
+        incremental.forget(root)
+        _cli(root, env=env)  # records the stamp again
+        shortcut = _cli(root, *args, env=env)
+        assert shortcut.returncode == full.returncode == 0
+        assert shortcut.stdout == full.stdout
+        assert "file(s) unchanged" in full.stdout or "unchanged  config/rbac/role.yaml" in full.stdout
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.argv = ['pyop', 'make', 'manifests']; from pyop_scaffold.cli.entry import main; main(); "
+            "print('pydantic' in sys.modules, 'typer' in sys.modules)",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    probe = subprocess.run(probe.args, cwd=root, capture_output=True, text=True, env=env, check=True)
+    assert probe.stdout.splitlines()[-1] == "False False"
+
+
+def test_bad_options_still_get_the_full_clis_error(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    env = {**os.environ, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}
+    assert _cli(root, env=env).returncode == 0
+    bad = _cli(root, "--max-desc-len", "-3", env=env)
+    assert bad.returncode == 2 and "--max-desc-len" in bad.stderr and "greater than or equal to 0" in bad.stderr
+    assert _cli(root, "--no-such-flag", env=env).returncode == 2
