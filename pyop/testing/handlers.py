@@ -17,6 +17,7 @@ from pyop.testing.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteO
 from pyop.testing.resources import ResourceType
 from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.testing.selectors import parse_field_selector, parse_label_selector
+from pyop.testing.table import watch_converter
 from pyop.testing.webhook_dispatch import WebhookDispatcher
 from pyop.testing.wire import dumps
 
@@ -304,6 +305,7 @@ class ApiHandler:
             send_initial_events=query_bool(query, "sendInitialEvents"),
         )
         watcher.caller = self.webhooks.caller if resource_type.conversion is not None else None
+        watcher.table = watch_converter(request, resource_type, self.operations)
         response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()
         try:

@@ -694,3 +694,19 @@ def as_table(
     for value in response.headers.getall("Warning", []):
         converted.headers.add("Warning", value)
     return converted
+
+
+def watch_converter(
+    request: web.BaseRequest, resource_type: ResourceType, operations: Any
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """For a watch that asked for Tables (``kubectl get -w``): each event's object becomes a one-row Table, with
+    the column definitions, as kube-apiserver streams them; None for any other watch."""
+    if not wants_table(request.headers.get("Accept", "")):
+        return None
+    mode = include_object(request.query)
+
+    def convert(obj: dict[str, Any]) -> dict[str, Any]:
+        crd = operations.store.get(CRD_STORAGE_KEY, "", resource_type.crd_name) if resource_type.custom else None
+        return to_table(obj, resource_type, operations.clock(), crd=crd, mode=mode)
+
+    return convert

@@ -70,6 +70,8 @@ class Watcher:
         self._filtered = namespace is not None or bool(labels) or bool(fields)
         # The server's webhook caller, for kinds whose versions convert through a webhook (set by the handler).
         self.caller: Any = None
+        # Table output (`kubectl get -w`): each event's object as a Table (set by the handler; never cached).
+        self.table: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     def _put(self, item: Any) -> None:
         self._items.append(item)
@@ -139,6 +141,8 @@ class Watcher:
     def _line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
         event_type, obj, event = item
         wire = obj if event_type in ("ERROR", "BOOKMARK") else served_as(obj, self.resource_type)
+        if self.table is not None and event_type not in ("ERROR", "BOOKMARK"):
+            return event_line(event_type, self.table(wire))
         if event is None:
             return event_line(event_type, wire)
         cache_key = (event_type, self.resource_type.api_version)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -203,3 +205,22 @@ async def test_kubectl_get_prints_the_printer_columns(kubectl: Kubectl, api: Api
     assert "team-a" in wide[1]
     crds = table((await kubectl("get", "crd")).stdout)
     assert crds[0] == ["NAME", "CREATED AT"] and crds[1][0] == "widgets.example.pyop.dev"
+
+
+async def test_a_watch_that_asks_for_tables_streams_one_row_tables(api: Api) -> None:
+    """`kubectl get -w`: every event's object is a Table with its row (the columns again, as kube-apiserver does)."""
+    headers = {"Accept": KUBECTL_ACCEPT}
+    params = {"watch": "true", "timeoutSeconds": "5"}
+    async with api.session.get(CM, headers=headers, params=params) as response:
+        assert response.status == 200
+        await api.create_ok(CM, configmap("watched", data={"a": "1", "b": "2"}))
+        line = await asyncio.wait_for(response.content.readline(), 10)
+    event = json.loads(line)
+    assert event["type"] == "ADDED" and event["object"]["kind"] == "Table"
+    assert _columns(event["object"])[:2] == [("Name", "string", 0), ("Data", "integer", 0)]
+    assert event["object"]["rows"][0]["cells"][:2] == ["watched", 2]
+    assert event["object"]["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+    plain = await api.watch(CM, timeoutSeconds="5")
+    await api.create_ok(CM, configmap("plain"))
+    assert (await plain.next_of("ADDED"))["object"]["kind"] == "ConfigMap"
+    plain.close()
