@@ -10,6 +10,7 @@ from aiohttp import web
 
 from pyop.client.jsoncodec import decode_json
 from pyop.testing import bridge
+from pyop.testing.authorization.tokens import token_request
 from pyop.testing.builtin_strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
 from pyop.testing.errors import ApiError, bad_request, warning_header
 from pyop.testing.kinds import UserInfo
@@ -172,7 +173,9 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         if target.subresource == "scale" and resource_type.scale is None:
             raise ApiError(404, "the server could not find the requested resource")
-        if target.subresource not in ("", "status", "scale", "finalize"):
+        if target.subresource == "token" and not resource_type.token:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource not in ("", "status", "scale", "finalize", "token"):
             raise ApiError(404, "the server could not find the requested resource")
         return resource_type
 
@@ -227,6 +230,8 @@ class ApiHandler:
                 return _with_warnings(json_response(deleted), warnings + options.warnings)
             return await self._watch(request, resource_type, namespace, labels, fields)
         warnings = []
+        if verb == "create" and target.subresource == "token":  # TokenRequest: a ServiceAccount's token
+            return json_response(token_request(ops, ns, target.name, await read_body(request)), 201)
         if verb == "create":
             body = await read_body(request)
             options = write_options(request, user)

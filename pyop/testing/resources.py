@@ -52,6 +52,7 @@ class ResourceType:
     crd_name: str = ""
     conversion: ConversionWebhook | None = None  # a CRD's conversion webhook (strategy Webhook)
     finalize: bool = False  # the Namespace `finalize` subresource
+    token: bool = False  # the ServiceAccount `token` subresource (TokenRequest)
 
     @cached_property
     def api_version(self) -> str:
@@ -115,6 +116,18 @@ class ResourceType:
                     "namespaced": self.namespaced,
                     "kind": self.kind,
                     "verbs": ["update"],
+                }
+            )
+        if self.token:
+            entries.append(
+                {
+                    "name": f"{self.plural}/token",
+                    "singularName": "",
+                    "namespaced": self.namespaced,
+                    "group": "authentication.k8s.io",
+                    "version": "v1",
+                    "kind": "TokenRequest",
+                    "verbs": ["create"],
                 }
             )
         if self.scale is not None:

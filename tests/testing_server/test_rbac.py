@@ -312,3 +312,26 @@ async def test_a_deleted_service_accounts_token_stops_authenticating(
         async with asyncio.timeout(10):  # a guard against a hang only
             while (await client.get("/api"))[0] != 401:
                 await asyncio.sleep(0.02)
+
+
+async def test_the_token_subresource_issues_service_account_tokens(server: TestAPIServer, api: Api, robot: str) -> None:
+    path = "/api/v1/namespaces/team/serviceaccounts/robot/token"
+    status, issued = await api.post(path, {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest"})
+    assert status == 201, issued
+    assert issued["kind"] == "TokenRequest" and issued["spec"]["expirationSeconds"] == 3600
+    assert issued["spec"]["audiences"] == ["https://kubernetes.default.svc.cluster.local"]
+    async with as_token(server, issued["status"]["token"]) as client:
+        _, me = await client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", {})
+        assert me["status"]["userInfo"]["username"] == SA_USER
+        status, body = await client.post("/api/v1/namespaces/team/serviceaccounts/robot/token", {})
+        assert status == 403
+        assert f'User "{SA_USER}" cannot create resource "serviceaccounts/token" in API group ""' in body["message"]
+    status, body = await api.post(path, {"spec": {"expirationSeconds": 60}})
+    assert status == 422 and body["details"]["causes"][0]["field"] == "spec.expirationSeconds"
+    status, body = await api.post("/api/v1/namespaces/team/serviceaccounts/ghost/token", {})
+    assert status == 404 and body["message"] == 'serviceaccounts "ghost" not found'
+    status, _ = await api.post("/api/v1/namespaces/team/configmaps/x/token", {})
+    assert status == 404
+    _, core = await api.get("/api/v1")
+    entry = next(item for item in core["resources"] if item["name"] == "serviceaccounts/token")
+    assert (entry["group"], entry["kind"], entry["verbs"]) == ("authentication.k8s.io", "TokenRequest", ["create"])

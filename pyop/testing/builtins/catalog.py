@@ -8,8 +8,9 @@ categories and field selectors, which no OpenAPI document carries, from `names`.
 
 Subresources are listed (in discovery) and routed only where the server implements them faithfully: `status`
 (every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets: their selector is a
-LabelSelector) and the Namespace `finalize`. Pod `log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`,
-`binding`, `resize`, `ephemeralcontainers`, ServiceAccount `token`, CSR `approval`, node and service `proxy` and
+LabelSelector), the Namespace `finalize` and the ServiceAccount `token` (pyop.testing.authorization.tokens). Pod
+`log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`, `binding`, `resize`, `ephemeralcontainers`, CSR
+`approval`, node and service `proxy` and
 the ReplicationController `scale` are absent (a 404, as for a resource a server does not have). The `Binding` kind
 (POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
 
@@ -33,7 +34,7 @@ _GA: Final = re.compile(r"^v\d+$")
 _STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True)
 SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets")})
 _NOT_SERVED: Final = frozenset({("", "bindings")})
-_SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize"})
+_SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
 
 
 def root_kinds(kubernetes_version: str) -> frozenset[tuple[str, str, str]]:
@@ -92,6 +93,7 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 storage_version=version,
                 field_labels=FIELD_LABELS.get(key, {}),
                 finalize="finalize" in served,
+                token="token" in served,
             )
         )
     return tuple(types)
