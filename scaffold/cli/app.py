@@ -329,7 +329,11 @@ def completion_powershell() -> None:
     _completion("powershell")
 
 
-@make_app.command("manifests", cls=KubebuilderBoolFlags)
+class _ManifestFlags(KubebuilderBoolFlags):
+    optional_value_flags = ("--check-compat",)  # a bare --check-compat compares with HEAD
+
+
+@make_app.command("manifests", cls=_ManifestFlags)
 def make_manifests(
     check: Annotated[
         bool, typer.Option(help="Also validate every sample under config/samples against its CRD.")
@@ -346,6 +350,14 @@ def make_manifests(
         Path | None,
         typer.Option(help="Comment header for generated YAML files (default: PROJECT manifests.headerFile)."),
     ] = None,
+    check_compat: Annotated[
+        str | None,
+        typer.Option(
+            "--check-compat",
+            help="Refuse changes that break stored objects or clients, against the CRDs of a git ref (bare: HEAD), "
+            "a file or a folder; nothing is written on a break.",
+        ),
+    ] = None,
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
 ) -> None:
@@ -354,7 +366,10 @@ def make_manifests(
     from pyop_scaffold.commands.make_manifests import ManifestOptions
     from pyop_scaffold.commands.make_manifests import make_manifests as run_make
 
-    options = ManifestOptions(check_samples=check, max_description_length=max_desc_len, header_file=header_file)
+    compat = "HEAD" if check_compat == "true" else check_compat
+    options = ManifestOptions(
+        check_samples=check, max_description_length=max_desc_len, header_file=header_file, check_compat=compat
+    )
     _run(lambda: run_make(project_dir, options), verbose=verbose)
 
 

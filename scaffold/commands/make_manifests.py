@@ -30,6 +30,8 @@ class ManifestOptions:
     check_samples: bool = False
     max_description_length: int | None = None
     header_file: Path | None = None
+    # --check-compat: the git ref, file or folder of the CRDs to compare with ("HEAD" for the last commit's).
+    check_compat: str | None = None
 
 
 @holding_project_lock
@@ -71,6 +73,8 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         webhooks = build_webhook_configurations(collect_webhook_markers(root, project.package))
     _accept((crd.obj for crd in crds), kinds, root)
     notes: list[str] = []
+    if options.check_compat is not None:
+        notes.append(_check_compat(root, options.check_compat, [crd.obj for crd in crds]))
     if options.check_samples:
         checked, problems = check_samples(root, [crd.obj for crd in crds])
         if problems:
@@ -144,6 +148,17 @@ def _header(root: Path, flag: Path | None, settings: dict[str, Any]) -> str:
         raise ManifestError([f"header file {path}: {exc.strerror or exc}"]) from None
     lines = [line if line.startswith("#") else (f"# {line}" if line else "#") for line in text.rstrip().splitlines()]
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _check_compat(root: Path, ref: str, crds: list[dict[str, Any]]) -> str:
+    """The breaking-change gate: every break against the previous CRDs is a line, and nothing is written."""
+    from pyop_scaffold.manifests.compat import breaking_changes, load_baseline
+
+    described, baseline = load_baseline(root, ref)
+    breaks = breaking_changes(baseline, {crd["metadata"]["name"]: crd for crd in crds})
+    if breaks:
+        raise ManifestError([f"breaking change against {described}: {line}" for line in breaks])
+    return f"no breaking change against {described} ({len(baseline)} CRD(s) compared)"
 
 
 def _accept(crds: Iterable[dict[str, Any]], kinds: Any, root: Path) -> None:
