@@ -17,25 +17,25 @@ from pyop.informers import Informer, SharedInformerFactory
 from pyop.informers import lister as listers
 
 __all__ = [
+    "CONTROLLER_REVISION_RESOURCE",
+    "DAEMON_SET_RESOURCE",
+    "DEPLOYMENT_RESOURCE",
+    "REPLICA_SET_RESOURCE",
+    "STATEFUL_SET_RESOURCE",
     "AppsV1Client",
     "AppsV1Informers",
-    "CONTROLLER_REVISION_RESOURCE",
     "ControllerRevisionClient",
     "ControllerRevisionInformer",
     "ControllerRevisionLister",
-    "DAEMON_SET_RESOURCE",
-    "DEPLOYMENT_RESOURCE",
     "DaemonSetClient",
     "DaemonSetInformer",
     "DaemonSetLister",
     "DeploymentClient",
     "DeploymentInformer",
     "DeploymentLister",
-    "REPLICA_SET_RESOURCE",
     "ReplicaSetClient",
     "ReplicaSetInformer",
     "ReplicaSetLister",
-    "STATEFUL_SET_RESOURCE",
     "StatefulSetClient",
     "StatefulSetInformer",
     "StatefulSetLister",
@@ -140,7 +140,7 @@ class ControllerRevisionClient(ResourceClient[ControllerRevision]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ControllerRevision:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -249,7 +249,7 @@ class DaemonSetClient(ResourceClient[DaemonSet]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> DaemonSet:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -370,7 +370,7 @@ class DeploymentClient(ResourceClient[Deployment]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Deployment:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -499,7 +499,7 @@ class ReplicaSetClient(ResourceClient[ReplicaSet]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ReplicaSet:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -628,7 +628,7 @@ class StatefulSetClient(ResourceClient[StatefulSet]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> StatefulSet:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -712,11 +712,11 @@ class ControllerRevisionInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ControllerRevision)
+        return self._factory.informer(CONTROLLER_REVISION_RESOURCE)
 
     def lister(self) -> ControllerRevisionLister:
         """Typed reads from the informer's cache."""
-        return ControllerRevisionLister(self._factory.lister(ControllerRevision))
+        return ControllerRevisionLister(listers.Lister(self.informer().store, ControllerRevision))
 
 
 class DaemonSetLister:
@@ -742,11 +742,11 @@ class DaemonSetInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(DaemonSet)
+        return self._factory.informer(DAEMON_SET_RESOURCE)
 
     def lister(self) -> DaemonSetLister:
         """Typed reads from the informer's cache."""
-        return DaemonSetLister(self._factory.lister(DaemonSet))
+        return DaemonSetLister(listers.Lister(self.informer().store, DaemonSet))
 
 
 class DeploymentLister:
@@ -772,11 +772,11 @@ class DeploymentInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Deployment)
+        return self._factory.informer(DEPLOYMENT_RESOURCE)
 
     def lister(self) -> DeploymentLister:
         """Typed reads from the informer's cache."""
-        return DeploymentLister(self._factory.lister(Deployment))
+        return DeploymentLister(listers.Lister(self.informer().store, Deployment))
 
 
 class ReplicaSetLister:
@@ -802,11 +802,11 @@ class ReplicaSetInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ReplicaSet)
+        return self._factory.informer(REPLICA_SET_RESOURCE)
 
     def lister(self) -> ReplicaSetLister:
         """Typed reads from the informer's cache."""
-        return ReplicaSetLister(self._factory.lister(ReplicaSet))
+        return ReplicaSetLister(listers.Lister(self.informer().store, ReplicaSet))
 
 
 class StatefulSetLister:
@@ -832,11 +832,11 @@ class StatefulSetInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(StatefulSet)
+        return self._factory.informer(STATEFUL_SET_RESOURCE)
 
     def lister(self) -> StatefulSetLister:
         """Typed reads from the informer's cache."""
-        return StatefulSetLister(self._factory.lister(StatefulSet))
+        return StatefulSetLister(listers.Lister(self.informer().store, StatefulSet))
 
 
 class AppsV1Informers:

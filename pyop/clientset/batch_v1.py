@@ -16,13 +16,13 @@ from pyop.informers import Informer, SharedInformerFactory
 from pyop.informers import lister as listers
 
 __all__ = [
+    "CRON_JOB_RESOURCE",
+    "JOB_RESOURCE",
     "BatchV1Client",
     "BatchV1Informers",
-    "CRON_JOB_RESOURCE",
     "CronJobClient",
     "CronJobInformer",
     "CronJobLister",
-    "JOB_RESOURCE",
     "JobClient",
     "JobInformer",
     "JobLister",
@@ -127,7 +127,7 @@ class CronJobClient(ResourceClient[CronJob]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> CronJob:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -235,7 +235,7 @@ class JobClient(ResourceClient[Job]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Job:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(self, obj: Job, *, field_manager: str, force: bool = False, dry_run: bool = False) -> Job:
@@ -292,11 +292,11 @@ class CronJobInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(CronJob)
+        return self._factory.informer(CRON_JOB_RESOURCE)
 
     def lister(self) -> CronJobLister:
         """Typed reads from the informer's cache."""
-        return CronJobLister(self._factory.lister(CronJob))
+        return CronJobLister(listers.Lister(self.informer().store, CronJob))
 
 
 class JobLister:
@@ -322,11 +322,11 @@ class JobInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Job)
+        return self._factory.informer(JOB_RESOURCE)
 
     def lister(self) -> JobLister:
         """Typed reads from the informer's cache."""
-        return JobLister(self._factory.lister(Job))
+        return JobLister(listers.Lister(self.informer().store, Job))
 
 
 class BatchV1Informers:

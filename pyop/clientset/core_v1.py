@@ -39,11 +39,25 @@ from pyop.informers import lister as listers
 
 __all__ = [
     "BINDING_RESOURCE",
+    "COMPONENT_STATUS_RESOURCE",
+    "CONFIG_MAP_RESOURCE",
+    "ENDPOINTS_RESOURCE",
+    "EVENT_RESOURCE",
+    "LIMIT_RANGE_RESOURCE",
+    "NAMESPACE_RESOURCE",
+    "NODE_RESOURCE",
+    "PERSISTENT_VOLUME_CLAIM_RESOURCE",
+    "PERSISTENT_VOLUME_RESOURCE",
+    "POD_RESOURCE",
+    "POD_TEMPLATE_RESOURCE",
+    "REPLICATION_CONTROLLER_RESOURCE",
+    "RESOURCE_QUOTA_RESOURCE",
+    "SECRET_RESOURCE",
+    "SERVICE_ACCOUNT_RESOURCE",
+    "SERVICE_RESOURCE",
     "BindingClient",
     "BindingInformer",
     "BindingLister",
-    "COMPONENT_STATUS_RESOURCE",
-    "CONFIG_MAP_RESOURCE",
     "ComponentStatusClient",
     "ComponentStatusInformer",
     "ComponentStatusLister",
@@ -52,30 +66,21 @@ __all__ = [
     "ConfigMapLister",
     "CoreV1Client",
     "CoreV1Informers",
-    "ENDPOINTS_RESOURCE",
-    "EVENT_RESOURCE",
     "EndpointsClient",
     "EndpointsInformer",
     "EndpointsLister",
     "EventClient",
     "EventInformer",
     "EventLister",
-    "LIMIT_RANGE_RESOURCE",
     "LimitRangeClient",
     "LimitRangeInformer",
     "LimitRangeLister",
-    "NAMESPACE_RESOURCE",
-    "NODE_RESOURCE",
     "NamespaceClient",
     "NamespaceInformer",
     "NamespaceLister",
     "NodeClient",
     "NodeInformer",
     "NodeLister",
-    "PERSISTENT_VOLUME_CLAIM_RESOURCE",
-    "PERSISTENT_VOLUME_RESOURCE",
-    "POD_RESOURCE",
-    "POD_TEMPLATE_RESOURCE",
     "PersistentVolumeClaimClient",
     "PersistentVolumeClaimInformer",
     "PersistentVolumeClaimLister",
@@ -88,17 +93,12 @@ __all__ = [
     "PodTemplateClient",
     "PodTemplateInformer",
     "PodTemplateLister",
-    "REPLICATION_CONTROLLER_RESOURCE",
-    "RESOURCE_QUOTA_RESOURCE",
     "ReplicationControllerClient",
     "ReplicationControllerInformer",
     "ReplicationControllerLister",
     "ResourceQuotaClient",
     "ResourceQuotaInformer",
     "ResourceQuotaLister",
-    "SECRET_RESOURCE",
-    "SERVICE_ACCOUNT_RESOURCE",
-    "SERVICE_RESOURCE",
     "SecretClient",
     "SecretInformer",
     "SecretLister",
@@ -281,7 +281,7 @@ class ConfigMapClient(ResourceClient[ConfigMap]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ConfigMap:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -380,7 +380,7 @@ class EndpointsClient(ResourceClient[Endpoints]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Endpoints:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -467,7 +467,7 @@ class EventClient(ResourceClient[Event]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Event:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -566,7 +566,7 @@ class LimitRangeClient(ResourceClient[LimitRange]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> LimitRange:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -665,7 +665,7 @@ class NamespaceClient(ResourceClient[Namespace]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Namespace:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -773,7 +773,7 @@ class NodeClient(ResourceClient[Node]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Node:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -893,7 +893,7 @@ class PersistentVolumeClient(ResourceClient[PersistentVolume]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> PersistentVolume:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1013,7 +1013,7 @@ class PersistentVolumeClaimClient(ResourceClient[PersistentVolumeClaim]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> PersistentVolumeClaim:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1122,7 +1122,7 @@ class PodClient(ResourceClient[Pod]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Pod:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(self, obj: Pod, *, field_manager: str, force: bool = False, dry_run: bool = False) -> Pod:
@@ -1229,7 +1229,7 @@ class PodTemplateClient(ResourceClient[PodTemplate]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> PodTemplate:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1339,7 +1339,7 @@ class ReplicationControllerClient(ResourceClient[ReplicationController]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ReplicationController:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1467,7 +1467,7 @@ class ResourceQuotaClient(ResourceClient[ResourceQuota]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ResourceQuota:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1565,7 +1565,7 @@ class SecretClient(ResourceClient[Secret]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Secret:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1664,7 +1664,7 @@ class ServiceClient(ResourceClient[Service]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> Service:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1774,7 +1774,7 @@ class ServiceAccountClient(ResourceClient[ServiceAccount]):
         field_manager: str | None = None,
         dry_run: bool = False,
     ) -> ServiceAccount:
-        """A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds)."""
+        """Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins)."""
         return await self._patch(name, patch, patch_type, field_manager, dry_run)
 
     async def apply(
@@ -1895,11 +1895,11 @@ class BindingInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Binding)
+        return self._factory.informer(BINDING_RESOURCE)
 
     def lister(self) -> BindingLister:
         """Typed reads from the informer's cache."""
-        return BindingLister(self._factory.lister(Binding))
+        return BindingLister(listers.Lister(self.informer().store, Binding))
 
 
 class ComponentStatusLister:
@@ -1925,11 +1925,11 @@ class ComponentStatusInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ComponentStatus)
+        return self._factory.informer(COMPONENT_STATUS_RESOURCE)
 
     def lister(self) -> ComponentStatusLister:
         """Typed reads from the informer's cache."""
-        return ComponentStatusLister(self._factory.lister(ComponentStatus))
+        return ComponentStatusLister(listers.Lister(self.informer().store, ComponentStatus))
 
 
 class ConfigMapLister:
@@ -1955,11 +1955,11 @@ class ConfigMapInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ConfigMap)
+        return self._factory.informer(CONFIG_MAP_RESOURCE)
 
     def lister(self) -> ConfigMapLister:
         """Typed reads from the informer's cache."""
-        return ConfigMapLister(self._factory.lister(ConfigMap))
+        return ConfigMapLister(listers.Lister(self.informer().store, ConfigMap))
 
 
 class EndpointsLister:
@@ -1985,11 +1985,11 @@ class EndpointsInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Endpoints)
+        return self._factory.informer(ENDPOINTS_RESOURCE)
 
     def lister(self) -> EndpointsLister:
         """Typed reads from the informer's cache."""
-        return EndpointsLister(self._factory.lister(Endpoints))
+        return EndpointsLister(listers.Lister(self.informer().store, Endpoints))
 
 
 class EventLister:
@@ -2015,11 +2015,11 @@ class EventInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Event)
+        return self._factory.informer(EVENT_RESOURCE)
 
     def lister(self) -> EventLister:
         """Typed reads from the informer's cache."""
-        return EventLister(self._factory.lister(Event))
+        return EventLister(listers.Lister(self.informer().store, Event))
 
 
 class LimitRangeLister:
@@ -2045,11 +2045,11 @@ class LimitRangeInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(LimitRange)
+        return self._factory.informer(LIMIT_RANGE_RESOURCE)
 
     def lister(self) -> LimitRangeLister:
         """Typed reads from the informer's cache."""
-        return LimitRangeLister(self._factory.lister(LimitRange))
+        return LimitRangeLister(listers.Lister(self.informer().store, LimitRange))
 
 
 class NamespaceLister:
@@ -2075,11 +2075,11 @@ class NamespaceInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Namespace)
+        return self._factory.informer(NAMESPACE_RESOURCE)
 
     def lister(self) -> NamespaceLister:
         """Typed reads from the informer's cache."""
-        return NamespaceLister(self._factory.lister(Namespace))
+        return NamespaceLister(listers.Lister(self.informer().store, Namespace))
 
 
 class NodeLister:
@@ -2105,11 +2105,11 @@ class NodeInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Node)
+        return self._factory.informer(NODE_RESOURCE)
 
     def lister(self) -> NodeLister:
         """Typed reads from the informer's cache."""
-        return NodeLister(self._factory.lister(Node))
+        return NodeLister(listers.Lister(self.informer().store, Node))
 
 
 class PersistentVolumeLister:
@@ -2135,11 +2135,11 @@ class PersistentVolumeInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(PersistentVolume)
+        return self._factory.informer(PERSISTENT_VOLUME_RESOURCE)
 
     def lister(self) -> PersistentVolumeLister:
         """Typed reads from the informer's cache."""
-        return PersistentVolumeLister(self._factory.lister(PersistentVolume))
+        return PersistentVolumeLister(listers.Lister(self.informer().store, PersistentVolume))
 
 
 class PersistentVolumeClaimLister:
@@ -2165,11 +2165,11 @@ class PersistentVolumeClaimInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(PersistentVolumeClaim)
+        return self._factory.informer(PERSISTENT_VOLUME_CLAIM_RESOURCE)
 
     def lister(self) -> PersistentVolumeClaimLister:
         """Typed reads from the informer's cache."""
-        return PersistentVolumeClaimLister(self._factory.lister(PersistentVolumeClaim))
+        return PersistentVolumeClaimLister(listers.Lister(self.informer().store, PersistentVolumeClaim))
 
 
 class PodLister:
@@ -2195,11 +2195,11 @@ class PodInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Pod)
+        return self._factory.informer(POD_RESOURCE)
 
     def lister(self) -> PodLister:
         """Typed reads from the informer's cache."""
-        return PodLister(self._factory.lister(Pod))
+        return PodLister(listers.Lister(self.informer().store, Pod))
 
 
 class PodTemplateLister:
@@ -2225,11 +2225,11 @@ class PodTemplateInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(PodTemplate)
+        return self._factory.informer(POD_TEMPLATE_RESOURCE)
 
     def lister(self) -> PodTemplateLister:
         """Typed reads from the informer's cache."""
-        return PodTemplateLister(self._factory.lister(PodTemplate))
+        return PodTemplateLister(listers.Lister(self.informer().store, PodTemplate))
 
 
 class ReplicationControllerLister:
@@ -2255,11 +2255,11 @@ class ReplicationControllerInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ReplicationController)
+        return self._factory.informer(REPLICATION_CONTROLLER_RESOURCE)
 
     def lister(self) -> ReplicationControllerLister:
         """Typed reads from the informer's cache."""
-        return ReplicationControllerLister(self._factory.lister(ReplicationController))
+        return ReplicationControllerLister(listers.Lister(self.informer().store, ReplicationController))
 
 
 class ResourceQuotaLister:
@@ -2285,11 +2285,11 @@ class ResourceQuotaInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ResourceQuota)
+        return self._factory.informer(RESOURCE_QUOTA_RESOURCE)
 
     def lister(self) -> ResourceQuotaLister:
         """Typed reads from the informer's cache."""
-        return ResourceQuotaLister(self._factory.lister(ResourceQuota))
+        return ResourceQuotaLister(listers.Lister(self.informer().store, ResourceQuota))
 
 
 class SecretLister:
@@ -2315,11 +2315,11 @@ class SecretInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Secret)
+        return self._factory.informer(SECRET_RESOURCE)
 
     def lister(self) -> SecretLister:
         """Typed reads from the informer's cache."""
-        return SecretLister(self._factory.lister(Secret))
+        return SecretLister(listers.Lister(self.informer().store, Secret))
 
 
 class ServiceLister:
@@ -2345,11 +2345,11 @@ class ServiceInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(Service)
+        return self._factory.informer(SERVICE_RESOURCE)
 
     def lister(self) -> ServiceLister:
         """Typed reads from the informer's cache."""
-        return ServiceLister(self._factory.lister(Service))
+        return ServiceLister(listers.Lister(self.informer().store, Service))
 
 
 class ServiceAccountLister:
@@ -2375,11 +2375,11 @@ class ServiceAccountInformer:
 
     def informer(self) -> Informer:
         """The shared informer (created on first use; add event handlers to it)."""
-        return self._factory.informer(ServiceAccount)
+        return self._factory.informer(SERVICE_ACCOUNT_RESOURCE)
 
     def lister(self) -> ServiceAccountLister:
         """Typed reads from the informer's cache."""
-        return ServiceAccountLister(self._factory.lister(ServiceAccount))
+        return ServiceAccountLister(listers.Lister(self.informer().store, ServiceAccount))
 
 
 class CoreV1Informers:

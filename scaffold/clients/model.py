@@ -94,9 +94,9 @@ def verbs_from_tags(markers: list[ParsedMarker], has_status: bool, where: str) -
     by_name = {m.name: m for m in markers if m.value is not False}
     choosers = [name for name in ("genclient:noVerbs", "genclient:readonly", "genclient:onlyVerbs") if name in by_name]
     if len(choosers) > 1:
-        second = by_name[choosers[1]]
+        later = max((by_name[name] for name in choosers), key=lambda m: m.location.line)
         raise MarkerError(
-            f"+{choosers[0]} and +{choosers[1]} on {where} contradict each other; keep one", second.location
+            f"+{choosers[0]} and +{choosers[1]} on {where} contradict each other; keep one", later.location
         )
     verbs: set[str] = set(ALL_VERBS)
     if "genclient:noVerbs" in by_name:

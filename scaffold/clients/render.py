@@ -128,7 +128,7 @@ def _group_module(gv: GroupVersion, options: RenderOptions) -> str:
             *imports.lines(),
         ],
     )
-    head += ["", "__all__ = [", *(f'    "{name}",' for name in sorted(_exports(gv))), "]", ""]
+    head += ["", "__all__ = [", *(f'    "{name}",' for name in sorted(_exports(gv), key=_isort_key)), "]", ""]
     return "\n".join(head + body).rstrip("\n") + "\n"
 
 
@@ -166,6 +166,11 @@ def _used(module: str, names: tuple[str, ...], text: str) -> list[str]:
     """`from module import ...` of those names the generated code uses (an unused import fails ruff)."""
     found = [name for name in names if re.search(rf"\b{name}\b", text)]
     return [f"from {module} import {', '.join(found)}"] if found else []
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """ruff's isort-style order of `__all__` (RUF022): CONSTANTS, then Classes, then the rest."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def _exports(gv: GroupVersion) -> list[str]:
@@ -273,7 +278,7 @@ def _verb(verb: str, model: str) -> list[str]:
                 "dry_run: bool = False",
             ],
             model,
-            "A merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-in kinds).",
+            "Merge patch (dict or partial model), JSON patch (list) or strategic merge patch (built-ins).",
             "self._patch(name, patch, patch_type, field_manager, dry_run)",
         )
     if verb in ("apply", "apply_status"):
@@ -455,11 +460,11 @@ def _kind_informer(kind: ClientKind, imports: _Imports) -> list[str]:
         "",
         "    def informer(self) -> Informer:",
         '        """The shared informer (created on first use; add event handlers to it)."""',
-        f"        return self._factory.informer({model})",
+        f"        return self._factory.informer({_constant(kind)})",
         "",
         f"    def lister(self) -> {kind.kind}Lister:",
         '        """Typed reads from the informer\'s cache."""',
-        f"        return {kind.kind}Lister(self._factory.lister({model}))",
+        f"        return {kind.kind}Lister(listers.Lister(self.informer().store, {model}))",
         "",
     ]
 

@@ -63,7 +63,7 @@ def make_clients(root: Path, options: ClientsOptions) -> Report:
         kinds = collect_client_kinds(root, project.package)
     changes = ChangeSet(root, force=options.force)
     report = Report()
-    if package != recorded or SECTION not in (project.model_extra or {}):
+    if kinds and (package != recorded or SECTION not in (project.model_extra or {})):
         updated = project.model_copy(deep=True)
         extra: dict[str, Any] = updated.model_extra  # type: ignore[assignment]  # extra="allow": always a dict
         extra[SECTION] = {"package": package}
