@@ -232,6 +232,8 @@ class ApiHandler:
         warnings = []
         if verb == "create" and target.subresource == "token":  # TokenRequest: a ServiceAccount's token
             return json_response(token_request(ops, ns, target.name, await read_body(request)), 201)
+        if verb == "create" and target.name:  # POST to an object's path (or to its status or scale): no such route
+            raise ApiError(405, "the server does not allow this method on the requested resource")
         if verb == "create":
             body = await read_body(request)
             options = write_options(request, user)

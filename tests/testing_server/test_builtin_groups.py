@@ -162,3 +162,16 @@ async def test_a_server_serves_its_versions_groups(version: str) -> None:
     assert server.resources.has_group_version("networking.k8s.io", "v1")
     for resource_type in builtin_types(version):
         assert server.resources.find(resource_type.group, resource_type.version, resource_type.plural) is not None
+
+
+async def test_post_to_an_object_path_is_405(api: Api) -> None:
+    await api.create_ok("/api/v1/namespaces/default/configmaps", {"metadata": {"name": "c"}})
+    for path in (
+        "/api/v1/namespaces/default/configmaps/c",
+        "/api/v1/namespaces/default/configmaps/other",
+        "/api/v1/namespaces/default/services/c/status",
+    ):
+        status, body = await api.post(path, {"metadata": {"name": "other"}})
+        assert (status, body["reason"]) == (405, "MethodNotAllowed"), path
+    status, _ = await api.get("/api/v1/namespaces/default/configmaps/other")
+    assert status == 404
