@@ -18,6 +18,7 @@ gets a 406, as from a server without that encoding.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from pyop.api.definitions import definition_for_kind, load_definitions, referenc
 from pyop.testing.errors import ApiError
 from pyop.testing.resources import ResourceRegistry, ResourceType
 from pyop.testing.served import GroupVersion, group_versions, same_snapshot, snapshot
+from pyop.testing.wire import dumps
 
 V2_PREFIX = "#/definitions/"
 V3_PREFIX = "#/components/schemas/"
@@ -124,7 +126,9 @@ def _property(name: str, schema: Any, prefix: str, *, v3: bool) -> Any:
     return converted
 
 
+@functools.lru_cache(maxsize=8192)
 def definition(name: str, kubernetes_version: str, prefix: str, *, v3: bool) -> dict[str, Any]:
+    """One built-in definition in OpenAPI form; cached, shared by every document (never mutated)."""
     special = _SPECIAL_FORMATS.get(name)
     if special is not None:
         return {"type": "string", "format": special}
@@ -145,6 +149,13 @@ def _references(schema: Any, prefix: str, found: set[str]) -> None:
             _references(item, prefix, found)
 
 
+@functools.lru_cache(maxsize=8192)
+def _definition_references(name: str, kubernetes_version: str, prefix: str, v3: bool) -> frozenset[str]:
+    found: set[str] = set()
+    _references(definition(name, kubernetes_version, prefix, v3=v3), prefix, found)
+    return frozenset(found)
+
+
 def _close(schemas: dict[str, Any], kubernetes_version: str, prefix: str, *, v3: bool) -> dict[str, Any]:
     """Add every definition the schemas reference, transitively (a v3 document is self-contained)."""
     pending: set[str] = set()
@@ -154,7 +165,7 @@ def _close(schemas: dict[str, Any], kubernetes_version: str, prefix: str, *, v3:
         if name in schemas:
             continue
         schemas[name] = definition(name, kubernetes_version, prefix, v3=v3)
-        _references(schemas[name], prefix, pending)
+        pending |= _definition_references(name, kubernetes_version, prefix, v3)
     return dict(sorted(schemas.items()))
 
 
@@ -312,7 +323,7 @@ def _info(kubernetes_version: str) -> dict[str, str]:
 
 
 def _encode(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, separators=(",", ":")).encode()
+    return dumps(document)
 
 
 def v2_document(served: list[GroupVersion], kubernetes_version: str) -> dict[str, Any]:
@@ -407,7 +418,9 @@ class OpenAPIDocuments:
 
     def v3(self, path: str) -> tuple[bytes, str] | None:
         """(document, hash) of ``api/v1`` or ``apis/<group>/<version>``; None when not served."""
-        built = self._current()
+        return self._v3(self._current(), path)
+
+    def _v3(self, built: _Built, path: str) -> tuple[bytes, str] | None:
         if path not in built.v3:
             gv = next((gv for gv in built.served if gv.path == path), None)
             if gv is None:
@@ -421,7 +434,7 @@ class OpenAPIDocuments:
         built = self._current()
         paths = {}
         for gv in built.served:
-            found = self.v3(gv.path)
+            found = self._v3(built, gv.path)
             assert found is not None
             paths[gv.path] = {"serverRelativeURL": f"/openapi/v3/{gv.path}?hash={found[1]}"}
         return {"paths": dict(sorted(paths.items()))}

@@ -11,7 +11,7 @@ import yaml
 
 from pyop.client import Client, load_config
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, configmap
+from testing_server.helpers import configmap
 from testing_server.kubectl.helpers import Kubectl, table
 
 DEPLOYMENT_YAML = """\
@@ -133,7 +133,6 @@ async def test_kubectl_version_reads_the_server_version(kubectl: Kubectl, server
 
 
 async def test_the_official_kubernetes_client_from_the_kubeconfig(server: TestAPIServer) -> None:
-    kubernetes = __import__("pytest").importorskip("kubernetes")
     from kubernetes import client as k8s_client
     from kubernetes import config as k8s_config
 
@@ -146,8 +145,27 @@ async def test_the_official_kubernetes_client_from_the_kubeconfig(server: TestAP
         api_client.close()
         return names, read.data["k"]
 
-    assert kubernetes.__version__
     names, value = await asyncio.to_thread(use)
     assert "kube-system" in names and value == "v"
     assert server.store.get("configmaps", "default", "official") is not None
-    assert CM.endswith("configmaps")
+
+
+async def test_the_official_dynamic_client_discovers_and_reads_a_custom_resource(server: TestAPIServer) -> None:
+    """kubernetes.dynamic discovers through /api and /apis (unaggregated) over the kubeconfig's TLS."""
+    from kubernetes import config as k8s_config
+    from kubernetes import dynamic
+
+    from testing_server.kubectl.helpers import WIDGET_CRD, widget
+
+    server.add_crd(WIDGET_CRD)
+
+    def use() -> tuple[str, int]:
+        api_client = k8s_config.new_client_from_config(config_file=str(server.kubeconfig_path))
+        client = dynamic.DynamicClient(api_client)
+        widgets = client.resources.get(api_version="example.pyop.dev/v1", kind="Widget")
+        widgets.create(body=widget("w1", replicas=2), namespace="default")
+        read = widgets.get(name="w1", namespace="default")
+        api_client.close()
+        return read.metadata.name, read.spec.replicas
+
+    assert await asyncio.to_thread(use) == ("w1", 2)
