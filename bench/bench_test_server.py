@@ -5,7 +5,10 @@ client. The custom resource is bench_informer's Widget (a CRD with a structural 
 so every write is pruned, defaulted and validated).
 
 1. writes over HTTP: `--writes` creates, then as many updates (PUT with the object's resourceVersion), merge
-   patches of spec, and merge patches of `/status`, sent by `--concurrency` workers on kept-alive connections.
+   patches of spec, merge patches of `/status`, and two rounds of server-side apply of the whole object by a
+   second field manager (the first forced: it takes the fields over from the creator; the second re-applies
+   with a new value, so ownership, removal and conflict checks all run), sent by `--concurrency` workers on
+   kept-alive connections.
    The client is bare aiohttp with pre-encoded bodies so that it costs as little as possible; still, on a small
    machine client and server share the CPU, so the server's own CPU seconds are printed too and "server CPU"
    is the rate the server could sustain if the client cost nothing.
@@ -16,8 +19,8 @@ so every write is pruned, defaulted and validated).
    first patch to every stream having received every event gives events/s (events delivered to all watchers).
    The client counts event lines without decoding them, so the figure is the server's fan-out.
 
-Run: `python bench/bench_test_server.py [--writes 4000] [--concurrency 16] [--events 10000]`. Prints figures;
-asserts nothing.
+Run: `python bench/bench_test_server.py [--writes 4000] [--concurrency 16] [--events 10000]` (`--events 0`: no
+watch fan-out). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +40,14 @@ from bench_informer import CRD, GROUP, small_object  # noqa: E402 - the same Wid
 
 NAMESPACES = 10
 MERGE = "application/merge-patch+json"
+APPLY = "application/apply-patch+yaml"
+
+
+def applied_widget(i: int, hint: int) -> dict[str, Any]:
+    """Widget i as a second field manager applies it (the whole object, a new generationHint)."""
+    config = small_object(i)
+    config["spec"]["generationHint"] = hint
+    return config
 
 
 def widget_path(namespace: str, name: str = "", subresource: str = "") -> str:
@@ -53,7 +64,7 @@ def widget_path(namespace: str, name: str = "", subresource: str = "") -> str:
 
 def in_process_rates(server: Any, count: int) -> dict[str, float]:
     """Writes per second through the registry itself (no HTTP), on objects of their own."""
-    from pyop.testing.operations import MERGE_PATCH, WriteOptions
+    from pyop.testing.operations import APPLY_PATCH, MERGE_PATCH, WriteOptions
 
     widgets = server.resources.lookup(GROUP, "v1", "widgets")
     options = WriteOptions(field_manager="bench-inproc")
@@ -95,6 +106,19 @@ def in_process_rates(server: Any, count: int) -> dict[str, float]:
         ops.patch(widgets, meta["namespace"], meta["name"], MERGE_PATCH, body, options, subresource="status")
 
     timed("status patch", status_patch)
+
+    apply_options = WriteOptions(field_manager="bench-apply", force=True)
+
+    def apply(round_number: int) -> Callable[[int, dict[str, Any]], Any]:
+        def write(i: int, obj: dict[str, Any]) -> None:
+            meta = obj["metadata"]
+            config = applied_widget(100_000 + i, 1_000_000 * round_number + i)
+            ops.patch(widgets, meta["namespace"], meta["name"], APPLY_PATCH, config, apply_options)
+
+        return write
+
+    timed("apply (force)", apply(1))
+    timed("apply (again)", apply(2))
     return rates
 
 
@@ -241,6 +265,18 @@ async def http_writes(child: Child, session: Any, count: int, concurrency: int) 
     await run_writes(child, "update", count, concurrency, update)
     await run_writes(child, "merge patch", count, concurrency, patch)
     await run_writes(child, "status patch", count, concurrency, status_patch)
+    apply_headers = {**headers, "Content-Type": APPLY}
+
+    def apply(round_number: int) -> Callable[[int], Awaitable[None]]:
+        async def write(i: int) -> None:
+            body = json.dumps(applied_widget(i, 1_000_000 * round_number + i)).encode()
+            path = widget_path(*names[i]) + "?fieldManager=bench-apply&force=true"
+            await send("PATCH", path, body, apply_headers)
+
+        return write
+
+    await run_writes(child, "apply (force)", count, concurrency, apply(1))
+    await run_writes(child, "apply (again)", count, concurrency, apply(2))
 
 
 async def watch_fan_out(child: Child, session: Any, watchers: int, events: int, objects: int) -> None:
@@ -293,7 +329,7 @@ async def measure(child: Child, writes: int, concurrency: int, events: int) -> N
         rates = json.loads(await child.ask(f"inproc {writes}"))
         for label, rate in rates.items():
             print(f"in process {label}: {rate:,.0f} writes/s (Python API, no HTTP)")
-        for watchers in (1, 10):
+        for watchers in (1, 10) if events > 0 else ():
             await watch_fan_out(child, session, watchers, events, writes)
 
 

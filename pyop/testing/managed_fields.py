@@ -9,6 +9,7 @@ kube-apiserver answers them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pyop.api import managedfields as mf
@@ -16,7 +17,8 @@ from pyop.testing.errors import ApiError, StatusCause, bad_request, invalid
 from pyop.testing.resources import ResourceType
 
 _CONFLICT_CAUSE = "FieldManagerConflict"
-Entries = list[dict[str, Any]]  # a managedFields list, as stored
+Entries = list[Mapping[str, Any]]  # a managedFields list, as stored (entries shared between versions)
+_DECODED_CACHE_SIZE = 65536
 
 
 class FieldManager:
@@ -26,6 +28,9 @@ class FieldManager:
         self.kubernetes_version = kubernetes_version
         self._definition_of = definition_of  # ResourceType -> OpenAPI definition name ("" for CRs)
         self._schemas: dict[tuple[str, str, int], mf.Type] = {}
+        # Stored managedFields lists decoded, by identity (they are never changed in place and are shared by
+        # every version that did not change them); the list itself is kept so that its id stays its own.
+        self._decoded: dict[int, tuple[Any, mf.Managers]] = {}
 
     def schema(self, resource_type: ResourceType) -> mf.Type:
         key = (resource_type.storage_key, resource_type.version, id(resource_type.schema))
@@ -66,7 +71,7 @@ class FieldManager:
         *,
         manager: str,
         time: str,
-    ) -> list[dict[str, Any]]:
+    ) -> Entries:
         """managedFields of an object created by an Update-operation write (POST)."""
         managers = _decoded_or_empty(sent)
         writer = mf.Manager(manager, mf.UPDATE, resource_type.api_version, {}, "", time)
@@ -78,7 +83,31 @@ class FieldManager:
             writer,
             self.scope(resource_type, ""),
         )
-        return mf.encode(result)
+        return self._encoded(result)
+
+    def _stored_managers(self, entries: Any) -> mf.Managers:
+        """The managers of a stored object (not to be changed: the result is shared)."""
+        if not entries:
+            return {}
+        cached = self._decoded.pop(id(entries), None)  # the write replaces the list: one entry per object
+        if cached is not None and cached[0] is entries:
+            return cached[1]
+        managers = _decoded_or_empty(entries, trusted=True)
+        self._remember(entries, managers)
+        return managers
+
+    def _encoded(self, managers: mf.Managers) -> Entries:
+        """The managedFields list of ``managers``, remembered as decoded (the next write starts from it)."""
+        entries, decoded = mf.encode_with_managers(managers)
+        if entries:
+            self._remember(entries, decoded)
+        return entries
+
+    def _remember(self, entries: Any, managers: mf.Managers) -> None:
+        cache = self._decoded
+        if len(cache) >= _DECODED_CACHE_SIZE:
+            del cache[next(iter(cache))]  # the oldest: most objects are written again soon or not at all
+        cache[id(entries)] = (entries, managers)
 
     def updated(
         self,
@@ -90,12 +119,12 @@ class FieldManager:
         manager: str,
         subresource: str,
         time: str,
-    ) -> list[dict[str, Any]]:
+    ) -> Entries:
         """managedFields after an update or non-apply patch: the body's managedFields replace the live ones when
         they decode (and are not empty; ``[{}]`` clears them), except on a subresource."""
         live = current["metadata"].get("managedFields")
         if subresource or sent is live or sent == live:
-            managers = _decoded_or_empty(live, trusted=True)
+            managers = self._stored_managers(live)
         elif mf.is_reset(sent):
             managers = {}
         else:
@@ -104,12 +133,12 @@ class FieldManager:
             except mf.InvalidManagedFields:
                 managers = {}
             if not managers:
-                managers = _decoded_or_empty(live)
+                managers = self._stored_managers(live)
         writer = mf.Manager(manager, mf.UPDATE, resource_type.api_version, {}, subresource, time)
         result = mf.update(
             current, new, self.schema(resource_type), managers, writer, self.scope(resource_type, subresource)
         )
-        return mf.encode(result)
+        return self._encoded(result)
 
     def apply(
         self,
@@ -121,7 +150,7 @@ class FieldManager:
         subresource: str,
         force: bool,
         time: str,
-    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    ) -> tuple[dict[str, Any], Entries]:
         """The object after applying ``config`` (to ``live``; None: apply creates) and its managedFields."""
         if (config.get("metadata") or {}).get("managedFields") is not None:
             raise bad_request("metadata.managedFields must be nil")
@@ -132,7 +161,7 @@ class FieldManager:
             )
         schema = self.schema(resource_type)
         start = live if live is not None else self._skeleton(resource_type)
-        managers = _decoded_or_empty(start["metadata"].get("managedFields"), trusted=True) if live is not None else {}
+        managers = self._stored_managers(start["metadata"].get("managedFields")) if live is not None else {}
         applier = mf.Manager(manager, mf.APPLY, resource_type.api_version, {}, subresource, time)
         try:
             merged, result = mf.apply(
@@ -148,29 +177,13 @@ class FieldManager:
             ) from None
         if live is None:
             merged = config  # merged into nothing: the configuration itself (the skeleton only shaped the fields)
-        entry = result.get(applier.identity)
-        if entry is not None and live is not None and _without_managed(merged) == _without_managed(live):
-            previous = managers.get(applier.identity)  # a no-op apply keeps the time of the last change
-            result[applier.identity] = mf.Manager(
-                entry.manager,
-                entry.operation,
-                entry.api_version,
-                entry.fields,
-                entry.subresource,
-                previous.time if previous is not None else None,
-            )
-        return merged, mf.encode(result)
+        return merged, self._encoded(result)
 
 
 def _identity(resource_type: ResourceType, config: dict[str, Any]) -> str:
     metadata = config.get("metadata") or {}
     name = "/".join(part for part in (metadata.get("namespace", ""), metadata.get("name", "")) if part)
     return f"{name}; {resource_type.api_version}, Kind={resource_type.kind}"
-
-
-def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
-    metadata = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("managedFields", "resourceVersion")}
-    return {**obj, "metadata": metadata}
 
 
 def _decoded_or_empty(entries: Any, *, trusted: bool = False) -> mf.Managers:

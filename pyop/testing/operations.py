@@ -683,7 +683,7 @@ class Operations:
         return self.field_manager.apply(
             resource_type,
             live,
-            clone_json(config),
+            config,
             manager=options.field_manager,
             subresource=subresource,
             force=options.force,

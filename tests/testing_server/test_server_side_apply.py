@@ -256,6 +256,7 @@ async def test_update_then_apply_of_the_same_value_shares_and_of_another_conflic
     shared = await apply_ok(api, f"{CM}/c", cm(k="1"), "ssa")
     assert fields(shared, "ssa") == {"f:data": {"f:k": {}}}
     assert fields(shared, "creator", "Update") == {"f:data": {".": {}, "f:k": {}}}
+    assert list(fields(shared, "creator", "Update")["f:data"]) == [".", "f:k"]  # "." first, as kube writes it
     status, error = await apply(api, f"{CM}/c", cm(k="2"), "ssa")
     assert status == 409 and error["details"]["causes"][0]["message"] == 'conflict with "creator" using v1'
 

@@ -16,6 +16,7 @@ from pyop.api.managedfields.ownership import (
     apply,
     decode,
     encode,
+    encode_with_managers,
     is_reset,
     update,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "custom_resource_type",
     "decode",
     "encode",
+    "encode_with_managers",
     "is_reset",
     "merge",
     "path_string",

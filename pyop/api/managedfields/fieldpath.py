@@ -164,7 +164,7 @@ def insert(node: FieldSet, path: tuple[str, ...]) -> None:
     if existing is None:
         node[last] = {}
     elif existing and SELF not in existing:
-        existing[SELF] = {}
+        node[last] = {SELF: {}, **existing}  # "." first, as kube-apiserver writes FieldsV1
 
 
 def filter_top_level(node: FieldSet, keep: frozenset[str] | None, drop: frozenset[str]) -> FieldSet:
