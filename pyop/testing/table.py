@@ -10,7 +10,7 @@ cluster shows. The columns are kube-apiserver's:
   column when the CRD declares none;
 - built-in kinds with a printer in kube-apiserver (`pkg/printers/internalversion`): Pods, Deployments,
   ReplicaSets, StatefulSets, DaemonSets, Services, ConfigMaps, Secrets, Namespaces, ServiceAccounts, Jobs,
-  CronJobs, with the server-side "5m" ages (`HumanDuration`); wide (priority 1) columns included;
+  CronJobs, Events, Leases, Roles and bindings, with the server-side "5m" ages (`HumanDuration`); wide (priority 1) columns included;
 - CustomResourceDefinitions: Name and Created At (kube-apiserver's default convertor); any other kind: Name, Age.
 
 Rows carry the object as ``includeObject`` says: ``Metadata`` (the default: a PartialObjectMetadata),
@@ -399,6 +399,66 @@ def _cronjob_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     ]
 
 
+def _event_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """`printEvent` (core/v1): ages of the first and last sighting, ``kind/name`` of the object, the count."""
+    first = since(obj.get("firstTimestamp"), now) if obj.get("firstTimestamp") else since(obj.get("eventTime"), now)
+    last = since(obj.get("lastTimestamp"), now) if obj.get("lastTimestamp") else first
+    count = _int(obj.get("count"))
+    series = obj.get("series")
+    if isinstance(series, Mapping):
+        last, count = since(series.get("lastObservedTime"), now), _int(series.get("count"))
+    elif count == 0:
+        count = 1  # singleton events of the new API have no count
+    involved = obj.get("involvedObject") or {}
+    kind = str(involved.get("kind", "")).lower()
+    target = f"{kind}/{involved['name']}" if involved.get("name") else kind
+    source = obj.get("source") or {}
+    component = source.get("component") or obj.get("reportingController") or ""
+    instance = source.get("host") or obj.get("reportingInstance") or ""
+    return [
+        last,
+        obj.get("type", ""),
+        obj.get("reason", ""),
+        target,
+        involved.get("fieldPath", ""),
+        f"{component}, {instance}" if instance else component,
+        str(obj.get("message", "")).strip(),
+        first,
+        count,
+        obj["metadata"]["name"],
+    ]
+
+
+def _lease_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [obj["metadata"]["name"], _get(obj, "spec", "holderIdentity") or "", age(obj, now)]
+
+
+def _role_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """Roles and ClusterRoles: the creation time as RFC 3339 (a `date` column, as kube-apiserver prints them)."""
+    return [obj["metadata"]["name"], (obj.get("metadata") or {}).get("creationTimestamp")]
+
+
+def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    subjects = obj.get("subjects") or []
+
+    def of(kind: str) -> str:
+        return ", ".join(
+            f"{s.get('namespace', '')}/{s.get('name', '')}" if kind == "ServiceAccount" else str(s.get("name", ""))
+            for s in subjects
+            if s.get("kind") == kind
+        )
+
+    role = obj.get("roleRef") or {}
+    return [
+        obj["metadata"]["name"],
+        f"{role.get('kind', '')}/{role.get('name', '')}",
+        age(obj, now),
+        of("User"),
+        of("Group"),
+        of("ServiceAccount"),
+    ]
+
+
 def _columns(*columns: Column | list[Column]) -> list[Column]:
     out: list[Column] = []
     for column in columns:
@@ -525,6 +585,40 @@ BUILTIN_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
         ),
         _job_row,
     ),
+    ("", "Event"): (
+        _columns(
+            _str_column("Last Seen", "The time at which the most recent occurrence of this event was recorded."),
+            _str_column("Type", "Type of this event (Normal, Warning), new types could be added in the future"),
+            _str_column("Reason", "This should be a short, machine understandable string that gives the reason."),
+            _str_column("Object", "The object that this event is about."),
+            _str_column("Subobject", "The field of the object the event is about (fieldPath).", 1),
+            _str_column("Source", "The component reporting this event.", 1),
+            _str_column("Message", "A human-readable description of the status of this operation."),
+            _str_column("First Seen", "The time at which the event was first recorded.", 1),
+            ("Count", "string", "", "The number of times this event has occurred.", 1),
+            ("Name", "string", "name", _NAME_DOC, 1),
+        ),
+        _event_row,
+    ),
+    ("coordination.k8s.io", "Lease"): (
+        _columns(
+            NAME, _str_column("Holder", "holderIdentity contains the identity of the holder of a current lease."), AGE
+        ),
+        _lease_row,
+    ),
+    ("rbac.authorization.k8s.io", "Role"): (_columns(NAME, ("Created At", "date", "", _AGE_DOC, 0)), _role_row),
+    ("rbac.authorization.k8s.io", "ClusterRole"): (_columns(NAME, ("Created At", "date", "", _AGE_DOC, 0)), _role_row),
+    ("rbac.authorization.k8s.io", "RoleBinding"): (
+        _columns(
+            NAME,
+            _str_column("Role", "RoleRef can reference a Role in the current namespace or a ClusterRole."),
+            AGE,
+            _str_column("Users", "Users in the binding", 1),
+            _str_column("Groups", "Groups in the binding", 1),
+            _str_column("ServiceAccounts", "ServiceAccounts in the binding", 1),
+        ),
+        _binding_row,
+    ),
     ("batch", "CronJob"): (
         _columns(
             NAME,
@@ -540,6 +634,11 @@ BUILTIN_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
         _cronjob_row,
     ),
 }
+
+
+BUILTIN_PRINTERS[("rbac.authorization.k8s.io", "ClusterRoleBinding")] = BUILTIN_PRINTERS[
+    ("rbac.authorization.k8s.io", "RoleBinding")
+]
 
 
 def _default_row(obj: dict[str, Any], now: datetime) -> list[Any]:

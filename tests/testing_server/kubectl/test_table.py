@@ -224,3 +224,55 @@ async def test_a_watch_that_asks_for_tables_streams_one_row_tables(api: Api) -> 
     await api.create_ok(CM, configmap("plain"))
     assert (await plain.next_of("ADDED"))["object"]["kind"] == "ConfigMap"
     plain.close()
+
+
+async def test_events_leases_and_rbac_columns(api: Api) -> None:
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "web.1"},
+        "involvedObject": {"kind": "Deployment", "name": "web", "namespace": "default"},
+        "reason": "ScalingReplicaSet",
+        "message": "Scaled up replica set web-1 to 2 ",
+        "type": "Normal",
+        "source": {"component": "deployment-controller"},
+        "count": 3,
+    }
+    await api.create_ok("/api/v1/namespaces/default/events", event)
+    _, events = await _table(api, "/api/v1/namespaces/default/events")
+    assert [c[0] for c in _columns(events) if c[2] == 0] == ["Last Seen", "Type", "Reason", "Object", "Message"]
+    cells = events["rows"][0]["cells"]
+    assert cells[1:] == [
+        "Normal",
+        "ScalingReplicaSet",
+        "deployment/web",
+        "",
+        "deployment-controller",
+        "Scaled up replica set web-1 to 2",
+        "<unknown>",  # no first timestamp
+        3,
+        "web.1",
+    ]
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "leader"}}
+    lease["spec"] = {"holderIdentity": "pod-1_x"}
+    await api.create_ok("/apis/coordination.k8s.io/v1/namespaces/default/leases", lease)
+    _, leases = await _table(api, "/apis/coordination.k8s.io/v1/namespaces/default/leases")
+    assert leases["rows"][0]["cells"][:2] == ["leader", "pod-1_x"]
+    rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/default"
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": "rb"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [
+            {"kind": "ServiceAccount", "name": "op", "namespace": "default"},
+            {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"},
+        ],
+    }
+    await api.create_ok(f"{rbac}/rolebindings", binding)
+    _, bindings = await _table(api, f"{rbac}/rolebindings")
+    cells = bindings["rows"][0]["cells"]
+    assert cells[:2] == ["rb", "ClusterRole/view"] and cells[3:] == ["", "devs", "default/op"]
+    _, roles = await _table(api, "/apis/rbac.authorization.k8s.io/v1/clusterroles")
+    assert _columns(roles) == [("Name", "string", 0), ("Created At", "date", 0)]
+    assert roles["rows"][0]["cells"][1].endswith("Z")  # RFC 3339, as kube-apiserver prints a Role
