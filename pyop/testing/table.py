@@ -10,7 +10,8 @@ cluster shows. The columns are kube-apiserver's:
   column when the CRD declares none;
 - built-in kinds with a printer in kube-apiserver (`pkg/printers/internalversion`): Pods, Deployments,
   ReplicaSets, StatefulSets, DaemonSets, Services, ConfigMaps, Secrets, Namespaces, ServiceAccounts, Jobs,
-  CronJobs, Events, Leases, Roles and bindings, with the server-side "5m" ages (`HumanDuration`); wide (priority 1) columns included;
+  CronJobs, Events, Leases, Roles and bindings, with the server-side "5m" ages (`HumanDuration`); wide
+  (priority 1) columns included;
 - CustomResourceDefinitions: Name and Created At (kube-apiserver's default convertor); any other kind: Name, Age.
 
 Rows carry the object as ``includeObject`` says: ``Metadata`` (the default: a PartialObjectMetadata),
