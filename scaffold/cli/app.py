@@ -376,6 +376,15 @@ def make_manifests(
 make_app.command("clients", cls=KubebuilderBoolFlags)(make_clients_command)
 
 
+@make_app.command("docs", cls=KubebuilderBoolFlags)
+def make_docs(project_dir: ProjectDir = Path("."), verbose: Verbose = False) -> None:
+    """Write the API reference (docs/api/: every kind and version, its fields, types, defaults and validation)
+    from the models, and link it from README.md."""
+    from pyop_scaffold.commands.make_docs import make_docs as run_make_docs
+
+    _run(lambda: run_make_docs(project_dir), verbose=verbose)
+
+
 app.command("test-server", cls=KubebuilderBoolFlags)(test_server_command)
 
 

@@ -40,9 +40,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     nothing at all on any problem."""
     from pyop_scaffold import __version__
     from pyop_scaffold.manifests import incremental
-    from pyop_scaffold.manifests.builtin import builtin_schema
     from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
-    from pyop_scaffold.manifests.crd.schema import SchemaBuilder
     from pyop_scaffold.manifests.loader import imported_project, load_kinds, user_code_errors
     from pyop_scaffold.manifests.rbac import build_roles, collect_rbac_markers
     from pyop_scaffold.manifests.samples import check_samples
@@ -60,9 +58,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     if max_desc is not None and max_desc < 0:
         raise ManifestError([f"maxDescLen must be 0 or more, not {max_desc}"])
     header = _header(root, options.header_file, settings)
-    # The built-in types embedded in CRDs are those of the project's Kubernetes version (PROJECT kubernetesVersion).
-    schema_source = functools.partial(builtin_schema, kubernetes_version=project.effective_kubernetes_version)
-    builder = SchemaBuilder(schema_source, embedded_object_meta=settings.get("generateEmbeddedObjectMeta") is True)
+    builder = schema_builder(project)
     # Whatever the project's modules raise while they are imported, walked or read becomes one located line.
     with imported_project(root, project.package), user_code_errors(root):
         kinds = load_kinds(root, project.package)
@@ -110,6 +106,17 @@ def _run_options(options: ManifestOptions) -> Any:
     header = None if options.header_file is None else str(options.header_file)
     return RunOptions(options.check_samples, options.max_description_length, header)
 
+
+
+def schema_builder(project: Any) -> Any:
+    """The schema walker for a project: its PROJECT settings, and the built-in types of its Kubernetes version
+    (PROJECT kubernetesVersion) for the ones its CRDs embed."""
+    from pyop_scaffold.manifests.builtin import builtin_schema
+    from pyop_scaffold.manifests.crd.schema import SchemaBuilder
+
+    schema_source = functools.partial(builtin_schema, kubernetes_version=project.effective_kubernetes_version)
+    embedded_object_meta = _settings(project).get("generateEmbeddedObjectMeta") is True
+    return SchemaBuilder(schema_source, embedded_object_meta=embedded_object_meta)
 
 
 def _settings(project: object) -> dict[str, Any]:
