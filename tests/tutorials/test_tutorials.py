@@ -3,7 +3,6 @@ own `make lint` and `make test` (whose tests check the behaviour the tutorial pr
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,9 +15,8 @@ TUTORIALS = REPOSITORY / "docs" / "tutorials"
 
 
 @pytest.mark.parametrize("name", ["cronjob.md", "memcached.md"])
-def test_every_command_of_the_tutorial_runs(name: str, tmp_path: Path) -> None:
-    if shutil.which("kubectl") is None:
-        pytest.skip("kubectl is not installed: pyop make manifests --check and kustomize builds need it")
+def test_every_command_of_the_tutorial_runs(name: str, tmp_path: Path, index: None) -> None:
+    """`index`: the project's `pip install -e` builds it in an isolated environment, with setuptools from the index."""
     tutorial = TUTORIALS / name
     environment = checkout_environment(tmp_path / "venv")
     work = tmp_path / "work"
