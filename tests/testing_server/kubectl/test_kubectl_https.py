@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import ssl
+from pathlib import Path
 
 import aiohttp
 import yaml
@@ -169,3 +170,10 @@ async def test_the_official_dynamic_client_discovers_and_reads_a_custom_resource
         return read.metadata.name, read.spec.replicas
 
     assert await asyncio.to_thread(use) == ("w1", 2)
+
+
+async def test_why_https_kubectl_sends_no_token_over_plain_http(kubectl_binary: str, tmp_path: Path) -> None:
+    async with TestAPIServer(tls=False) as server:
+        result = await Kubectl(kubectl_binary, server, tmp_path)("get", "ns", check=False)
+    assert result.returncode == 1
+    assert "the server has asked for the client to provide credentials" in result.stderr
