@@ -67,6 +67,8 @@ _STRIPPED: FieldSet = {
 }
 
 Identity = tuple[str, str, str, str]
+MAX_UPDATE_MANAGERS = 10
+ANCIENT_CHANGES = "ancient-changes"  # the bucket the oldest Update entries are merged into beyond the cap
 
 
 @dataclass(frozen=True)
@@ -293,7 +295,7 @@ def update(
         previous = result.get(writer.identity)
         fields = union(previous.fields, owned) if previous is not None else owned
         result[writer.identity] = _with(writer, fields, writer.time)
-    return result
+    return _cap_updaters(result)
 
 
 def apply(
@@ -334,7 +336,37 @@ def apply(
     time = applier.time if changed or removed else (last.time if last is not None else None)
     candidates[identity] = _with(applier, difference(config_fields, _STRIPPED), time)
     result = _non_empty(_lose(candidates, identity, changed, removed))
-    return merged, result
+    return merged, _cap_updaters(result)
+
+
+def _cap_updaters(managers: Managers) -> Managers:
+    """At most ten Update entries: the oldest are merged, per apiVersion, into an ``ancient-changes`` entry
+    (kube-apiserver's capManagersManager)."""
+    updaters = [m for m in managers.values() if m.operation == UPDATE]
+    if len(updaters) <= MAX_UPDATE_MANAGERS:
+        return managers
+    updaters.sort(key=lambda m: (m.time or "", m.manager, m.api_version, m.subresource))
+    result = dict(managers)
+    first_of_version: dict[str, Manager] = {}
+    remaining = len(updaters)
+    for manager in updaters:
+        if remaining <= MAX_UPDATE_MANAGERS:
+            break
+        first = first_of_version.get(manager.api_version)
+        if first is None:
+            first_of_version[manager.api_version] = manager
+            continue
+        bucket_identity: Identity = (ANCIENT_CHANGES, UPDATE, manager.api_version, "")
+        bucket = result.get(bucket_identity)
+        if bucket is None:
+            del result[first.identity]
+            bucket = Manager(ANCIENT_CHANGES, UPDATE, manager.api_version, first.fields, "", first.time)
+        result[bucket_identity] = Manager(
+            ANCIENT_CHANGES, UPDATE, manager.api_version, union(bucket.fields, manager.fields), "", manager.time
+        )
+        del result[manager.identity]
+        remaining -= 1
+    return result
 
 
 def _with(manager: Manager, fields: FieldSet, time: str | None) -> Manager:
