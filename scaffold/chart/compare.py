@@ -27,6 +27,7 @@ HELM_LABELS = ("helm.sh/chart", "app.kubernetes.io/instance", "app.kubernetes.io
 KEEP_ANNOTATION = "helm.sh/resource-policy"
 
 Key = tuple[str, str, str, str]
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def key(obj: dict[str, Any]) -> Key:
@@ -83,7 +84,7 @@ def _load(command: list[str]) -> list[dict[str, Any]]:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed: {result.stderr.strip()}")
-    return [d for d in yaml.safe_load_all(result.stdout) if isinstance(d, dict)]
+    return [d for d in yaml.load_all(result.stdout, Loader=_LOADER) if isinstance(d, dict)]
 
 
 def main(argv: list[str] | None = None) -> int:
