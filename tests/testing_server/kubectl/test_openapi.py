@@ -133,3 +133,10 @@ async def test_kubectl_explain_a_custom_kind(kubectl: Kubectl, server: TestAPISe
     assert "GROUP:      example.pyop.dev" in output and "KIND:       Widget" in output
     assert "WidgetSpec is what the user wants." in output
     assert "replicas\t<integer>\n    How many widgets." in output
+
+
+async def test_kubectl_explain_from_v2_is_the_documented_406(kubectl: Kubectl) -> None:
+    """client-go reads /openapi/v2 as protobuf only (no JSON fallback): the JSON-only v2 is refused with a 406."""
+    result = await kubectl("explain", "deployment.spec", "--output", "plaintext-openapiv2", check=False)
+    assert result.returncode == 1
+    assert "Error from server (NotAcceptable)" in result.stderr
