@@ -206,7 +206,8 @@ def _converted_objects(answer: Any, uid: str, review_version: str) -> list[Any]:
         raise ValueError("no response provided")
     if review_version == "v1" and response.get("uid") != uid:  # v1beta1 answers were never checked
         raise ValueError(f'expected response.uid="{uid}", got "{response.get("uid", "")}"')
-    result = response.get("result") if isinstance(response.get("result"), dict) else {}
+    given = response.get("result")
+    result: dict[str, Any] = given if isinstance(given, dict) else {}
     if result.get("status") != "Success":
         if result.get("message"):
             raise ValueError(str(result["message"]))

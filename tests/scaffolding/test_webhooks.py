@@ -282,7 +282,8 @@ def test_generated_project_tests_pass(project: Path, project_pytest) -> None:  #
     result = project_pytest(project)
     assert result.returncode == 0, result.stdout + result.stderr
     # The webhook tests among them: Captain and Sailor (paths, defaulting, validation, the test API server calling
-    # them on create), FirstMate (paths, v2 round trip through the hub).
+    # them on create), FirstMate (paths, v2 round trip through the hub: the sample and random objects; every version
+    # served through /convert by the test API server).
     collected = project_pytest(project, "--collect-only", "tests")
     webhook_tests = [line for line in collected.stdout.splitlines() if "_webhook.py::" in line]
     assert sorted(line.rpartition("::")[2] for line in webhook_tests) == sorted(
@@ -293,6 +294,8 @@ def test_generated_project_tests_pass(project: Path, project_pytest) -> None:  #
             "test_the_api_server_calls_the_webhooks_when_the_sample_is_created",
             "test_setup_serves_the_paths_of_the_markers",
             "test_v2_round_trips_through_the_hub",
+            "test_random_objects_of_every_version_round_trip_through_the_hub",
+            "test_the_api_server_serves_every_version_through_the_conversion_webhook",
             "test_setup_serves_the_paths_of_the_markers",
             "test_defaulting_keeps_the_sample_a_valid_sailor",
             "test_validation_accepts_the_sample",
