@@ -10,6 +10,7 @@ it, is rendered the same way from a copy whose config/default lists it (the char
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -56,14 +57,14 @@ def render_project(changes: ChangeSet) -> Rendered:
     with tempfile.TemporaryDirectory(prefix="pyop-chart-") as scratch:
         copy = Path(scratch) / "project"
         _copy_config(changes, copy)
-        objects = _kustomize(copy / DEFAULT_DIR, DEFAULT_DIR)
+        objects = _kustomize(copy, DEFAULT_DIR, DEFAULT_DIR)
         namespace = _namespace(changes)
         prometheus: list[dict[str, Any]] = []
         has_monitor = any(o.get("kind") == "ServiceMonitor" for o in objects)
         if not has_monitor and (copy / PROMETHEUS_DIR / KUSTOMIZATION).is_file():
             _list_prometheus(copy / DEFAULT_DIR / KUSTOMIZATION)
             known = {_identity(o) for o in objects}
-            with_monitor = _kustomize(copy / DEFAULT_DIR, f"{DEFAULT_DIR} with ../prometheus")
+            with_monitor = _kustomize(copy, DEFAULT_DIR, f"{DEFAULT_DIR} with ../prometheus")
             prometheus = [o for o in with_monitor if _identity(o) not in known]
     return Rendered(objects=objects, namespace=namespace, prometheus=prometheus)
 
@@ -102,15 +103,19 @@ def _list_prometheus(kustomization: Path) -> None:
     kustomization.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
-def _kustomize(folder: Path, shown: str) -> list[dict[str, Any]]:
+def _kustomize(copy: Path, folder: str, shown: str) -> list[dict[str, Any]]:
+    """`kubectl kustomize` of `folder` in the scratch copy; its errors name paths relative to the project."""
     try:
         result = subprocess.run(
-            [kubectl(), "kustomize", str(folder)], capture_output=True, text=True, check=False, timeout=300
+            [kubectl(), "kustomize", folder], cwd=copy, capture_output=True, text=True, check=False, timeout=300
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ProjectError(f"cannot run kubectl kustomize {shown}: {exc}") from exc
     if result.returncode != 0:
         detail = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        logged = re.search(r'err="(.*)"$', detail)  # klog's `E1201 ... run.go:72] "command failed" err="..."`
+        detail = logged.group(1).replace('\\"', '"') if logged else detail.removeprefix("error: ")
+        detail = detail.replace(f"{copy}{os.sep}", "")
         raise ProjectError(f"kubectl kustomize {shown} failed: {detail}")
     try:
         documents = list(yaml.load_all(result.stdout, Loader=_LOADER))

@@ -155,6 +155,19 @@ def test_without_kubectl_nothing_is_written(project: Callable[[str], Path], no_k
     assert _files(root) == before
 
 
+def test_a_kustomize_error_is_one_line_naming_project_paths(project: Callable[[str], Path]) -> None:
+    root = project("sample")
+    kustomization = root / "config/default/kustomization.yaml"
+    kustomization.write_text(kustomization.read_text().replace("- ../rbac\n", "- ../rbacx\n"))
+    before = _files(root)
+    code, output = pyop("edit", "--plugins=helm", cwd=root)
+    assert code == 2
+    assert output.startswith("Error: kubectl kustomize config/default failed: ")
+    assert "config/rbacx" in output and "pyop-chart-" not in output
+    assert len(output.strip().splitlines()) == 1
+    assert _files(root) == before
+
+
 def test_a_broken_values_file_is_named_and_nothing_is_written(project: Callable[[str], Path]) -> None:
     root = project("sample")
     ok("edit", "--plugins=helm", cwd=root)
