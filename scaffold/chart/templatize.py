@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyop_scaffold.chart import manager
-from pyop_scaffold.chart.parts import CERT_MANAGER, CRD, Part, extra_switches
+from pyop_scaffold.chart.parts import CRD, Part, extra_switches
 from pyop_scaffold.chart.yamltpl import NAMESPACE_TOKEN, Template, wrap
 
 # Labels Helm sets from the release; kustomize's own value of managed-by is replaced.
@@ -46,10 +46,7 @@ def template_for(
     values: dict[str, Any] = {}
     if manager.is_manager(obj):
         values = manager.templatize_manager(obj, tpl, webhooks="webhook" in present)
-    extra = extra_switches(obj, present)
-    if part is CERT_MANAGER and "webhook" in extra:
-        extra = ("webhook",)
-    return wrap(part.condition(extra), tpl.render(obj)), values
+    return wrap(part.condition(extra_switches(obj, present)), tpl.render(obj)), values
 
 
 def _label(meta: dict[str, Any], tpl: Template, chart: str) -> None:
