@@ -6,6 +6,7 @@ import asyncio
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -150,3 +151,20 @@ async def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2
     assert stderr == f"Error: --port {port}: already in use on 127.0.0.1 (give another, or 0)\n"
     assert not (tmp_path / "kc").exists()
+
+
+def test_the_generated_makefile_runs_it_after_make_manifests(tmp_path: Path) -> None:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not on PATH")
+    init = ["init", "--domain", "example.com", "--project-name", "demo", "-C", str(tmp_path)]
+    assert CliRunner().invoke(app, init).exit_code == 0
+    dry = subprocess.run(
+        [make, "-n", "test-server", "PYOP=pyop"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60
+    )
+    assert dry.stdout.splitlines() == [
+        "pyop make manifests",
+        "pyop test-server --kubeconfig bin/test-server.kubeconfig",
+    ]
+    listed = subprocess.run([make, "help"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
+    assert "test-server" in listed.stdout and "KUBECONFIG=bin/test-server.kubeconfig make run" in listed.stdout
