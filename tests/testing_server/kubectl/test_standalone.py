@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import signal
 import socket
@@ -168,3 +169,51 @@ def test_the_generated_makefile_runs_it_after_make_manifests(tmp_path: Path) -> 
     ]
     listed = subprocess.run([make, "help"], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60)
     assert "test-server" in listed.stdout and "KUBECONFIG=bin/test-server.kubeconfig make run" in listed.stdout
+
+
+async def test_a_scaffolded_manager_reconciles_against_it(tmp_path: Path) -> None:
+    """What `make test-server` + `make run` do, end to end: the project's manager (`python -m <package>.main`,
+    the command `make run` runs) against the standalone server, reconciling the sample."""
+    runner = CliRunner()
+    for args in (
+        ["init", "--domain", "example.com", "--project-name", "fleet"],
+        ["create", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"],
+        ["make", "manifests"],
+    ):
+        result = runner.invoke(app, [*args, "-C", str(tmp_path)])
+        assert result.exit_code == 0, (args, result.stderr)
+    running = await _start(cwd=tmp_path)
+    manager: asyncio.subprocess.Process | None = None
+    try:
+        banner = await running.ready()
+        assert banner[1] == "CRDs installed: frigates.ship.example.com"
+        kubeconfig = tmp_path / "bin" / "test-server.kubeconfig"
+        manager = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "fleet.main",
+            "--health-probe-bind-address",
+            "127.0.0.1:0",
+            cwd=tmp_path,
+            env={**os.environ, "KUBECONFIG": str(kubeconfig), "ENABLE_WEBHOOKS": "false"},
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        sample = yaml.safe_load((tmp_path / "config" / "samples" / "ship_v1_frigate.yaml").read_text())
+        path = "/apis/ship.example.com/v1/namespaces/default/frigates"
+        async with Client(await load_config(kubeconfig)) as client:
+            await client.transport.request("POST", path, body=sample)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + GUARD
+            while True:
+                found = await client.transport.request("GET", f"{path}/{sample['metadata']['name']}")
+                conditions = {c["type"]: c["status"] for c in (found.get("status") or {}).get("conditions") or []}
+                if conditions.get("Available") == "True":
+                    break
+                assert loop.time() < deadline, f"the manager did not reconcile the sample: {found.get('status')}"
+                await asyncio.sleep(0.1)
+    finally:
+        if manager is not None and manager.returncode is None:
+            manager.terminate()
+            await asyncio.wait_for(manager.wait(), GUARD)
+        assert await running.stop(signal.SIGINT) == 0
