@@ -245,8 +245,9 @@ def _existing_api(project: Project, group: str, version: str, kind: str) -> Reso
     entry = project.find(group, version, kind)
     if entry is None or entry.api is None:
         raise UsageError(
-            f"unknown kind {group}/{version}, Kind={kind}: webhooks are for APIs of this project; create it first "
-            f"with `pyop create api --group {group} --version {version} --kind {kind}`"
+            f"unknown kind {group}/{version}, Kind={kind}: not an API of this project, a built-in kind (--group core, "
+            "apps, batch, ...) or an external one (--external-api-path); create it first with "
+            f"`pyop create api --group {group} --version {version} --kind {kind}`"
         )
     return entry
 

@@ -106,21 +106,26 @@ def find_builtin_kind(group: str, version: str, kind: str) -> BuiltinKind:
 
 
 def has_status(builtin: BuiltinKind) -> bool:
-    """Whether the kind's model has a `status` (so its controller may need the `/status` subresource)."""
-    import importlib
+    """Whether the kind has a `status` (so its controller may need the `/status` subresource), read from its
+    definition rather than by importing its model (building a large model costs more than the whole scaffold)."""
+    return "status" in (_definition(builtin).get("properties") or {})
 
-    model = getattr(importlib.import_module(builtin.module), builtin.kind)
-    return "status" in model.model_fields
+
+def _definition(builtin: BuiltinKind) -> Mapping[str, Any]:
+    from pyop.api.definitions import definition_for_kind, load_definitions
+
+    version = _models_version()
+    return load_definitions(version)[definition_for_kind(builtin.api_group, builtin.version, builtin.kind, version)]
 
 
 def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
     """The smallest object of the kind its OpenAPI definition accepts: every required field, recursively, with a
     placeholder value (a Pod gets one container named `name`). Scaffolded tests start from it; the user fills in
     the rest. Deterministic: built from the pinned definitions only."""
-    from pyop.api.definitions import definition_for_kind, load_definitions
+    from pyop.api.definitions import load_definitions
 
     definitions = load_definitions(_models_version())
-    schema = definitions[definition_for_kind(builtin.api_group, builtin.version, builtin.kind, _models_version())]
+    schema = _definition(builtin)
     obj: dict[str, object] = {
         "apiVersion": f"{builtin.api_group}/{builtin.version}" if builtin.api_group else builtin.version,
         "kind": builtin.kind,

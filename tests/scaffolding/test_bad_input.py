@@ -176,7 +176,8 @@ CASES = [
         "webhook-unknown-kind",
         "project+captain",
         ("create", "webhook", "--group", "crew", "--version", "v1", "--kind", "Admiral", "--defaulting"),
-        "unknown kind crew/v1, Kind=Admiral: webhooks are for APIs of this project; create it first",
+        "unknown kind crew/v1, Kind=Admiral: not an API of this project, a built-in kind (--group core, apps, batch, "
+        "...) or an external one (--external-api-path); create it first",
     ),
     (
         "webhook-unknown-version",
@@ -273,12 +274,6 @@ CASES = [
         "project+captain+webhook",
         ("create", "webhook", *CAPTAIN, "--defaulting"),
         "defaulting webhook for crew/v1, Kind=Captain already exists: pass --force",
-    ),
-    (
-        "webhook-new-kind-in-existing-module",
-        "project+captain+webhook",
-        ("create", "webhook", *CAPTAIN, "--programmatic-validation"),
-        "my_operator/webhook/v1/captain_webhook.py already exists: pass --force",
     ),
     # Values with a trailing newline ('$' in a pattern matches before one; names are matched whole).
     ("init-domain-newline", "empty", ("init", "--domain", "example.com\n"), "invalid domain 'example.com\\n'"),

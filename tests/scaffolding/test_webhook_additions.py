@@ -148,3 +148,64 @@ def test_rerun_after_an_addition_writes_nothing(tmp_path: Path, pyop, tree, orde
     again = pyop("create", "webhook", *CAPTAIN, "--defaulting", cwd=root)
     assert again.exit_code == 2 and "already exists: pass --force" in again.stderr
     assert tree(root) == before
+
+
+USER_MODULE = '''"""Mine."""
+
+from __future__ import annotations
+
+from op.webhook.v1.captain_webhook import CaptainDefaulter, setup_captain_webhook
+
+X = 1
+
+
+def setup() -> None:
+    (
+        builder()
+        .with_defaulter(CaptainDefaulter())
+        .complete()
+    )
+'''
+
+RENDERED_MODULE = '''"""Theirs."""
+
+from __future__ import annotations
+
+import pytest
+
+from op.webhook.v1.captain_webhook import (
+    CaptainDefaulter,
+    CaptainValidatorWithAVeryLongNameIndeed,
+    CaptainValidatorWithAnotherLongName,
+    setup_captain_webhook,
+)
+
+X = 1
+Y = 2
+
+
+def added_before_setup() -> None:
+    pass
+
+
+def setup() -> None:
+    (
+        builder()
+        .with_defaulter(CaptainDefaulter())
+        .with_validator(CaptainValidatorWithAVeryLongNameIndeed())
+        .complete()
+    )
+'''
+
+
+def test_merge_adds_only_what_is_missing_and_is_idempotent() -> None:
+    from pyop_scaffold.edit.module_merge import merge_module
+
+    merged = merge_module(USER_MODULE, RENDERED_MODULE, source="m.py", first_party="op", chain_function="setup")
+    assert merged.startswith('"""Mine."""\n')
+    assert "\nimport pytest\n\nfrom op.webhook.v1.captain_webhook import (\n    CaptainDefaulter,\n" in merged
+    assert "    CaptainValidatorWithAnotherLongName,\n    setup_captain_webhook,\n)\n" in merged
+    assert "X = 1\nY = 2\n\n\ndef added_before_setup() -> None:\n    pass\n\n\ndef setup() -> None:" in merged
+    assert merged.count(".with_validator(") == 1 and merged.index(".with_validator(") < merged.index(".complete()")
+    compile(merged, "m.py", "exec")
+    assert merge_module(merged, RENDERED_MODULE, source="m.py", first_party="op", chain_function="setup") == merged
