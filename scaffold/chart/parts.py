@@ -75,7 +75,7 @@ def part_of(obj: dict[str, Any]) -> Part | None:
 
 def extra_switches(obj: dict[str, Any], present: set[str]) -> tuple[str, ...]:
     """Further switches an object needs: a network policy for webhook traffic is off with the webhooks, one for
-    metrics traffic with the metrics, a metrics certificate with them too."""
+    metrics traffic with the metrics, a certificate with what it serves, roles for webhooks with the webhooks."""
     name = str((obj.get("metadata") or {}).get("name", ""))
     if obj.get("kind") == "Certificate":  # named by what it serves: the webhook Service or the metrics Service
         name = " ".join(str(d) for d in (obj.get("spec") or {}).get("dnsNames") or ())
@@ -85,6 +85,8 @@ def extra_switches(obj: dict[str, Any], present: set[str]) -> tuple[str, ...]:
             extra.append("webhook")
         if "metrics" in name and "metrics" in present:
             extra.append("metrics")
+    if obj.get("kind") in RBAC_KINDS and "webhook" in name and "webhook" in present:
+        extra.append("webhook")  # the roles of self-managed webhook certificates (`--certificates=pyop`)
     if obj.get("kind") == "ServiceMonitor" and "metrics" in present:
         extra.append("metrics")
     return tuple(extra)

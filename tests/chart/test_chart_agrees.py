@@ -3,6 +3,7 @@ is valid for the Kubernetes API (kubernetes-validate, strict)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,25 @@ def test_an_object_the_user_added_to_config_default_is_in_the_chart_as_rendered(
     (settings,) = [o for o in helm_template(helm, root, namespace="x") if o["kind"] == "ConfigMap"]
     assert settings["metadata"]["namespace"] == "x"
     assert settings["data"]["endpoint"] == "https://{{ not a helm action }}.example.com"
+
+
+def test_a_chart_with_pyop_made_webhook_certificates(
+    pyop_certificates_project: Path, tmp_path: Path, helm: str, kubectl: str
+) -> None:
+    root = tmp_path / "harbour"
+    shutil.copytree(pyop_certificates_project, root, symlinks=True)
+    ok("edit", "--plugins=helm", cwd=root)
+    namespace = namespace_of(root)
+    kustomized = kustomize(kubectl, root)
+    assert not [o for o in kustomized if str(o["apiVersion"]).startswith("cert-manager.io/")]
+    assert differences(kustomized, helm_template(helm, root, namespace=namespace)) == []
+    run(helm, "lint", "--strict", str(root / "dist" / "chart"))
+    values = (root / "dist/chart/values.yaml").read_text()
+    assert "certManager:" not in values and "webhook:" in values
+    off = helm_template(helm, root, "--set", "webhook.enable=false", namespace=namespace)
+    assert not [o for o in off if "webhook" in o["metadata"]["name"]]
+    checked, unknown = _validate(helm_template(helm, root, namespace=namespace))
+    assert checked >= 10 and not unknown
 
 
 def test_namespaced_project_chart_grants_a_role_in_the_release_namespace(
