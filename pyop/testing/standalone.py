@@ -18,10 +18,18 @@ from pathlib import Path
 import yaml
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.testing.errors import ApiError
 from pyop.testing.kubeconfig import CONTEXT, write_kubeconfig
 from pyop.testing.server import TestAPIServer
 
-__all__ = ["StandaloneOptions", "is_test_server_kubeconfig", "run_test_server", "usage_text"]
+__all__ = [
+    "CRDFileError",
+    "StandaloneOptions",
+    "install_crds",
+    "is_test_server_kubeconfig",
+    "run_test_server",
+    "usage_text",
+]
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,23 @@ def is_test_server_kubeconfig(path: Path) -> bool:
         and config.get("current-context") == CONTEXT
         and [context.get("name") for context in config.get("contexts") or [] if isinstance(context, dict)] == [CONTEXT]
     )
+
+
+class CRDFileError(ValueError):
+    """A CRD file that does not parse or that the server refuses (the message is one line naming the file)."""
+
+
+def install_crds(server: TestAPIServer, path: Path) -> list[str]:
+    """The CRDs of a file, or of every YAML file under a folder (sorted), as `TestAPIServer.load_crds` reads them;
+    a file that is not YAML or holds a CRD the server refuses is a `CRDFileError` naming it."""
+    files = sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
+    names = []
+    for file in files:
+        try:
+            names.extend(server.load_crds(file))
+        except (ApiError, yaml.YAMLError, OSError, UnicodeDecodeError) as error:
+            raise CRDFileError(f"{file}: {' '.join(str(error).split())}") from error
+    return names
 
 
 def usage_text(server: TestAPIServer, kubeconfig: Path, crds: Sequence[str]) -> str:
@@ -78,7 +103,7 @@ async def run_test_server(
         async with TestAPIServer(
             tls=options.tls, port=options.port, kubernetes_version=options.kubernetes_version
         ) as server:
-            crds = [name for path in options.crd_paths for name in server.load_crds(path)]
+            crds = [name for path in options.crd_paths for name in install_crds(server, path)]
             kubeconfig.parent.mkdir(parents=True, exist_ok=True)
             write_kubeconfig(kubeconfig, server.kubeconfig_dict())
             try:

@@ -57,8 +57,9 @@ def resolve_options(
 
 
 def serve(options: object, *, echo: Callable[[str], None]) -> None:
-    """Run until SIGINT/SIGTERM; a port in use is a `UsageError` (nothing is left behind)."""
-    from pyop.testing.standalone import StandaloneOptions, run_test_server, usage_text
+    """Run until SIGINT/SIGTERM; a port in use or a bad CRD file is a `UsageError` (nothing is left behind: the
+    kubeconfig is written after the CRDs are installed)."""
+    from pyop.testing.standalone import CRDFileError, StandaloneOptions, run_test_server, usage_text
 
     assert isinstance(options, StandaloneOptions)
 
@@ -67,6 +68,8 @@ def serve(options: object, *, echo: Callable[[str], None]) -> None:
 
     try:
         asyncio.run(run_test_server(options, ready=ready))
+    except CRDFileError as exc:
+        raise UsageError(f"--crds: {exc}") from None
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise UsageError(f"--port {options.port}: already in use on 127.0.0.1 (give another, or 0)") from None

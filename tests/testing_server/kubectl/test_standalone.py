@@ -134,6 +134,20 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path: Path) -
     assert refused.exit_code == 2
     assert refused.stderr.startswith(f"Error: --kubeconfig {mine}: the file exists and is not a test server's")
     assert mine.read_text() == "apiVersion: v1\nkind: Config\ncurrent-context: prod\n"
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "a.yaml").write_text(yaml.safe_dump(WIDGET_CRD))
+    (tmp_path / "crds" / "b.yaml").write_text("a: [\n")
+    broken = runner.invoke(app, ["test-server", "--crds", "crds", "--kubeconfig", "kc", "-C", str(tmp_path)])
+    assert broken.exit_code == 2 and broken.stderr.count("\n") == 1
+    assert broken.stderr.startswith(f"Error: --crds: {(tmp_path / 'crds' / 'b.yaml').resolve()}: while parsing")
+    invalid = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "x"}}
+    (tmp_path / "invalid.yaml").write_text(yaml.safe_dump({**invalid, "spec": {"group": "example.com"}}))
+    refused = runner.invoke(app, ["test-server", "--crds", "invalid.yaml", "--kubeconfig", "kc", "-C", str(tmp_path)])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
+    assert 'CustomResourceDefinition.apiextensions.k8s.io "x" is invalid: [spec.names.plural: Required value' in (
+        refused.stderr
+    )
+    assert not (tmp_path / "kc").exists()
     bad_port = runner.invoke(app, ["test-server", "--port", "70000", "-C", str(tmp_path)])
     assert bad_port.exit_code == 2 and bad_port.stderr == (
         "Error: --port 70000: not a TCP port (0 to 65535; 0 picks a free one)\n"
