@@ -104,6 +104,7 @@ async def run_test_server(
             tls=options.tls, port=options.port, kubernetes_version=options.kubernetes_version
         ) as server:
             crds = [name for path in options.crd_paths for name in install_crds(server, path)]
+            made = [folder for folder in (kubeconfig.parent, *kubeconfig.parent.parents) if not folder.exists()]
             kubeconfig.parent.mkdir(parents=True, exist_ok=True)
             write_kubeconfig(kubeconfig, server.kubeconfig_dict())
             try:
@@ -112,6 +113,8 @@ async def run_test_server(
             finally:
                 with contextlib.suppress(OSError):
                     kubeconfig.unlink()
+                    for folder in made:  # the folders it made (bin/ of a project), innermost first, if empty
+                        folder.rmdir()
     finally:
         for signum in options.signals:
             loop.remove_signal_handler(signum)

@@ -97,6 +97,7 @@ async def test_runs_until_a_signal_with_the_given_crds(tmp_path: Path, signum: s
         code = await running.stop(signum)
     assert code == 0
     assert not kubeconfig.exists()  # its token and port are dead: removed
+    assert not kubeconfig.parent.exists()  # and the folder it made for it
 
 
 async def test_in_a_project_it_installs_config_crd_bases_and_plays_its_kubernetes_version(tmp_path: Path) -> None:
@@ -117,6 +118,7 @@ async def test_in_a_project_it_installs_config_crd_bases_and_plays_its_kubernete
         assert version["minor"] == "34"
     finally:
         assert await running.stop(signal.SIGTERM) == 0
+    assert not (tmp_path / "bin").exists()  # the project is as it was
 
 
 def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path: Path) -> None:
