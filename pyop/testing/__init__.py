@@ -1,6 +1,6 @@
 """Test support for operators: a stateful Kubernetes API server to run controllers against.
 
-``TestAPIServer`` is pyop's envtest: real HTTP on 127.0.0.1, Kubernetes semantics, fault injection.
+``TestAPIServer`` is pyop's envtest: real HTTPS on 127.0.0.1, Kubernetes semantics, fault injection.
 The pytest plugin (``pyop.testing.pytest_plugin``) provides it as the ``test_api_server`` fixture.
 
 The names below load on first use: pytest imports this package for its plugin wherever pyop-kit is installed,
