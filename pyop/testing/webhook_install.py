@@ -18,6 +18,7 @@ import yaml
 
 from pyop.testing.patch import clone_json
 from pyop.testing.webhook_config import GROUP, MUTATING_PLURAL, VALIDATING_PLURAL
+from pyop.webhook.local import pointed_at  # one rewrite of clientConfig, for tests and `make run` alike
 
 if TYPE_CHECKING:
     from pyop.testing.operations import Operations
@@ -51,20 +52,6 @@ def pem_bundle(ca_bundle: bytes | str | Path | None) -> bytes | None:
     if isinstance(ca_bundle, str) and "-----BEGIN" in ca_bundle:
         return ca_bundle.encode()
     return Path(ca_bundle).read_bytes()
-
-
-def pointed_at(configuration: dict[str, Any], url: str, ca_pem: bytes | None) -> dict[str, Any]:
-    """A copy of a configuration whose webhooks call ``url`` + their path, trusting ``ca_pem``."""
-    result = clone_json(configuration)
-    base = url.rstrip("/")
-    for hook in result.get("webhooks") or []:
-        client = hook.setdefault("clientConfig", {})
-        service = client.pop("service", None)
-        path = (service or {}).get("path") or (urlsplit(client["url"]).path if client.get("url") else "")
-        client["url"] = base + (path or "")
-        if ca_pem is not None:
-            client["caBundle"] = base64.b64encode(ca_pem).decode()
-    return result
 
 
 def _pointed_conversion(crd: dict[str, Any], url: str, ca_pem: bytes | None) -> dict[str, Any] | None:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 
 from pyop.manager import LeaderElectionLost, Manager, ManagerOptions, ping, run
+from pyop.webhook.local import local_webhooks_from_environment
 
 LEADER_ELECTION_ID = "{{ cookiecutter.leader_election_id }}"
 
@@ -75,6 +76,8 @@ def setup_controllers(manager: Manager) -> None:
 def setup_webhooks(manager: Manager) -> None:
     """Register every admission and conversion webhook; ENABLE_WEBHOOKS=false leaves them out (`make run`)."""
     # +kubebuilder:scaffold:webhooks
+    # `make run ENABLE_WEBHOOKS=true`: served from this machine to the API server (pyop.webhook.local).
+    local_webhooks_from_environment(manager)
 
 
 def build_manager(args: argparse.Namespace) -> Manager:
