@@ -444,3 +444,35 @@ def _not_after(pem: bytes) -> datetime:
     from pyop.webhook.certificates.authority import not_after
 
     return not_after(pem)
+
+
+def test_the_environment_of_config_default_configures_the_certificates(tmp_path: Path) -> None:
+    from pyop.webhook.certificates import certificates_from_environment
+
+    def manager() -> Manager:
+        made = Manager(ManagerOptions(handle_signals=False, webhook_cert_path=str(tmp_path / "certs")))
+        made.get_webhook_server()
+        return made
+
+    assert certificates_from_environment(manager(), {}) is None  # cert-manager mounts the certificate
+    with pytest.raises(ValueError, match="POD_NAMESPACE"):
+        certificates_from_environment(manager(), {"WEBHOOK_CERTIFICATES": "pyop"})
+    sync = certificates_from_environment(
+        manager(),
+        {
+            "WEBHOOK_CERTIFICATES": "pyop",
+            "POD_NAMESPACE": "fleet-system",
+            "WEBHOOK_SERVICE_NAME": "fleet-webhook-service",
+            "WEBHOOK_VALIDATING_CONFIGURATIONS": "fleet-validating-webhook-configuration",
+            "WEBHOOK_CONVERSION_CRDS": "a.example.com, b.example.com",
+        },
+    )
+    assert sync is not None
+    settings = sync.settings
+    assert settings.hosts[:2] == [
+        "fleet-webhook-service.fleet-system.svc",
+        "fleet-webhook-service.fleet-system.svc.cluster.local",
+    ]
+    assert settings.targets == InjectionTargets(
+        validating=("fleet-validating-webhook-configuration",), crds=("a.example.com", "b.example.com")
+    )
