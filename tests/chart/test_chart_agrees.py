@@ -4,6 +4,7 @@ is valid for the Kubernetes API (kubernetes-validate, strict)."""
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,25 @@ def test_every_rendered_object_passes_strict_kubernetes_validation(
     assert unknown <= {(o["apiVersion"], o["kind"]) for o in objects if _group(o) in NOT_BUILT_IN}
     if values:
         assert ("monitoring.coreos.com/v1", "ServiceMonitor") in unknown
+
+
+def test_kubernetes_validate_strict_cli_passes_the_rendered_chart(
+    project: Callable[[str], Path], helm: str, tmp_path: Path
+) -> None:
+    root = project("sample")
+    ok("edit", "--plugins=helm", cwd=root)
+    rendered = tmp_path / "chart.yaml"
+    chart = str(root / "dist" / "chart")
+    rendered.write_text(run(helm, "template", "r", chart, "-n", "ops", "--set", "prometheus.enable=true").stdout)
+    cli = Path(sys.executable).with_name("kubernetes-validate")
+    result = run(str(cli), "--strict", "--quiet", "--kubernetes-version", "1.37", str(rendered), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = (result.stdout + result.stderr).splitlines()
+    assert lines and all(line.startswith("WARN ") and "Couldn't find schema for kind" in line for line in lines)
+    assert {line.split(" with api version ")[1].split("/")[0] for line in lines} <= NOT_BUILT_IN
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(rendered.read_text().replace("  replicas: 1\n", "  replicas: one\n"))
+    assert run(str(cli), "--strict", "--quiet", str(broken), check=False).returncode == 1
 
 
 def _validate(objects: list[dict[str, Any]]) -> tuple[int, set[tuple[str, str]]]:
