@@ -40,6 +40,7 @@ from pyop.testing.errors import (
     not_found,
 )
 from pyop.testing.generation import desired_state
+from pyop.testing.object_validation import validate_object
 from pyop.testing.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.testing.resources import ResourceRegistry, ResourceType
 from pyop.testing.selectors import (
@@ -538,14 +539,15 @@ class Operations:
         old: dict[str, Any] | None,
         options: WriteOptions,
     ) -> dict[str, Any]:
-        if not resource_type.custom:
-            return obj
-        admitted, causes = admit(
-            obj, resource_type.schema, old=old, field_validation=options.field_validation, warnings=options.warnings
-        )
+        causes = validate_object(resource_type, obj, old)  # metadata for every kind; built-in kinds' rules
+        if resource_type.custom:
+            obj, schema_causes = admit(
+                obj, resource_type.schema, old=old, field_validation=options.field_validation, warnings=options.warnings
+            )
+            causes.extend(schema_causes)
         if causes:
             raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
-        return admitted
+        return obj
 
     # --- update / patch -----------------------------------------------------------------------------
 

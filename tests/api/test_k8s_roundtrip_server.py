@@ -62,9 +62,32 @@ def canonical(obj: dict[str, Any]) -> str:
 
 
 def as_created(wire: dict[str, Any]) -> dict[str, Any]:
-    """The random object as a client would create it: our name, its labels and annotations, no status."""
+    """The random object as a client would create it: our name, its labels and annotations, no status; a
+    workload made valid as kube-apiserver requires (a selector matching its template, named containers)."""
     metadata = {k: v for k, v in (wire.get("metadata") or {}).items() if k in ("labels", "annotations")}
-    return {**{k: v for k, v in wire.items() if k != "status"}, "metadata": {**metadata, "name": NAME}}
+    created = {**{k: v for k, v in wire.items() if k != "status"}, "metadata": {**metadata, "name": NAME}}
+    if created.get("kind") in WORKLOAD_KINDS:
+        created["spec"] = valid_workload_spec(created.get("spec") or {})
+    return created
+
+
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")
+
+
+def valid_workload_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """`spec` with the selector kube-apiserver requires (matching the template's labels) and containers with
+    unique names; the random rest is kept."""
+    template = dict(spec.get("template") or {})
+    template_metadata = dict(template.get("metadata") or {})
+    template_metadata["labels"] = {"app": "roundtrip"}
+    pod = dict(template.get("spec") or {})
+    containers = [c for c in pod.get("containers") or [] if isinstance(c, dict)] or [{"image": "busybox"}]
+    pod["containers"] = [{**c, "name": f"c{index}"} for index, c in enumerate(containers)]
+    return {
+        **spec,
+        "selector": {"matchLabels": {"app": "roundtrip"}},
+        "template": {**template, "metadata": template_metadata, "spec": pod},
+    }
 
 
 def touch(obj: Any) -> None:
