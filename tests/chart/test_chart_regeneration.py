@@ -97,6 +97,25 @@ def test_user_values_and_templates_are_kept_while_the_rest_follows_config(
     assert mine.is_file()  # --force replaces generated files only
 
 
+def test_a_changed_crd_reaches_the_chart_as_a_template_helm_upgrade_applies(
+    project: Callable[[str], Path], helm: str
+) -> None:
+    """Helm never upgrades files under crds/; the chart's CRDs are templates, so an upgrade applies a new schema."""
+    root = project("sample")
+    ok("edit", "--plugins=helm", cwd=root)
+    assert not (root / CHART / "crds").exists()
+    types = root / "sample/api/crew/v1/captain_types.py"
+    types.write_text(types.read_text().replace("    foo: str | None = None\n", "    foo: str | None = None\n"
+                                                "    # +optional\n    ship_name: str | None = None\n"))  # fmt: skip
+    ok("make", "manifests", cwd=root)
+    ok("edit", "--plugins=helm", cwd=root)
+    objects = helm_template(helm, root, namespace="ops")
+    (crd,) = [o for o in objects if o["metadata"]["name"] == "captains.crew.example.com"]
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    assert "shipName" in spec and "foo" in spec
+    assert crd["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+
+
 def test_a_user_value_change_wins_over_a_config_change_of_the_same_value(
     project: Callable[[str], Path], helm: str
 ) -> None:
