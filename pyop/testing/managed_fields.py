@@ -19,6 +19,9 @@ from pyop.testing.resources import ResourceType
 _CONFLICT_CAUSE = "FieldManagerConflict"
 Entries = list[Mapping[str, Any]]  # a managedFields list, as stored (entries shared between versions)
 _DECODED_CACHE_SIZE = 65536
+_STATUS_ONLY = mf.Scope(keep=frozenset({"f:status"}))
+_ALL_BUT_STATUS = mf.Scope(drop=frozenset({"f:status"}))
+_EVERYTHING = mf.Scope()
 
 
 class FieldManager:
@@ -48,12 +51,10 @@ class FieldManager:
         """The fields a write may own: a strategy resets status on the main resource and all but status on
         ``/status`` (GetResetFields)."""
         if subresource == "status":
-            return mf.Scope(keep=frozenset({"f:status"}))
+            return _STATUS_ONLY
         if subresource:  # scale: its replicas are recorded at their path in the object, as kube-apiserver does
-            return mf.Scope()
-        if resource_type.has_status:
-            return mf.Scope(drop=frozenset({"f:status"}))
-        return mf.Scope()
+            return _EVERYTHING
+        return _ALL_BUT_STATUS if resource_type.has_status else _EVERYTHING
 
     def _skeleton(self, resource_type: ResourceType) -> dict[str, Any]:
         """What a create compares against: the kind's empty object (a built-in's struct fields exist, so they
@@ -75,13 +76,13 @@ class FieldManager:
         """managedFields of an object created by an Update-operation write (POST)."""
         managers = _decoded_or_empty(sent)
         writer = mf.Manager(manager, mf.UPDATE, resource_type.api_version, {}, "", time)
-        result = mf.update(
-            self._skeleton(resource_type),
+        result = mf.create(
             obj,
             self.schema(resource_type),
             managers,
             writer,
             self.scope(resource_type, ""),
+            existing=frozenset(self._skeleton(resource_type)),
         )
         return self._encoded(result)
 

@@ -136,3 +136,25 @@ def test_more_than_ten_update_managers_merge_the_oldest_into_ancient_changes() -
     ancient = next(m for m in managers.values() if m.manager == "ancient-changes")
     assert ancient.fields == {"f:data": {"f:k0": {}, "f:k1": {}, "f:k2": {}}}
     assert ancient.time == "2026-01-01T00:00:02Z"
+
+
+@pytest.mark.parametrize("builtin", [True, False])
+def test_create_owns_what_a_comparison_with_the_empty_object_finds(builtin: bool) -> None:
+    obj: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "labels": {"app": "d"}, "finalizers": ["a", "b"]},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "d"}},
+            "template": {"spec": {"containers": [{"name": "app", "ports": [{"containerPort": 80}], "args": []}]}},
+        },
+        "status": {},
+    }
+    t = mf.builtin_type(DEPLOYMENT) if builtin else mf.custom_resource_type(None)
+    skeleton: dict[str, Any] = {"metadata": {}, "spec": {}, "status": {}} if builtin else {}
+    writer = mf.Manager("w", mf.UPDATE, "apps/v1", {}, time="t")
+    created = mf.create(obj, t, {}, writer, existing=frozenset(skeleton))
+    assert created == mf.update(skeleton, obj, t, {}, writer)
+    fields = created[writer.identity].fields
+    assert ("." in fields["f:spec"]) is not builtin  # a custom resource's spec is new as a whole

@@ -32,6 +32,7 @@ from pyop.api.managedfields.fieldpath import (
 )
 from pyop.api.managedfields.schema import Type
 from pyop.api.managedfields.typed import (
+    added_field_set,
     compare,
     ensure_named_fields_are_members,
     merge,
@@ -249,15 +250,11 @@ class Scope:
         return filter_top_level(fields, self.keep, self.drop)
 
 
-def _without_managed_fields(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    if isinstance(metadata, Mapping) and "managedFields" in metadata:
-        return {**obj, "metadata": {k: v for k, v in metadata.items() if k != "managedFields"}}
-    return obj
+_NEVER_COMPARED = frozenset({"managedFields"})
 
 
 def _changes(old: Any, new: Any, t: Type, scope: Scope) -> tuple[FieldSet, FieldSet]:
-    comparison = compare(_without_managed_fields(old), _without_managed_fields(new), t)
+    comparison = compare(old, new, t, skip_metadata=_NEVER_COMPARED)
     changed = union(comparison.modified, comparison.added)
     return scope.filter(changed), scope.filter(comparison.removed)
 
@@ -287,6 +284,38 @@ def update(
 ) -> Managers:
     """The managers after an Update by ``writer`` (its fields are computed; ``writer.fields`` is ignored)."""
     changed, removed = _changes(old, new, t, scope)
+    return _updated(managers, writer, changed, removed)
+
+
+def create(
+    obj: Mapping[str, Any],
+    t: Type,
+    managers: Managers,
+    writer: Manager,
+    scope: Scope = Scope(),
+    *,
+    existing: frozenset[str] = frozenset(),
+) -> Managers:
+    """``update`` from the kind's empty object to ``obj``, the fields of a create: ``existing`` are the top-level
+    struct fields the empty object has (a built-in's metadata, spec, status), so they are not owned as a whole;
+    everything else is new. One walk of ``obj`` instead of a comparison."""
+    changed: FieldSet = {}
+    for key, value in obj.items():
+        child_type = t.child(key)
+        if key not in existing:
+            below = added_field_set(value, child_type)
+            changed["f:" + key] = {".": {}, **below} if below else {}
+        elif isinstance(value, dict):
+            if value:
+                below = added_field_set(value, child_type)
+                if below:
+                    changed["f:" + key] = below
+        else:
+            changed["f:" + key] = {}
+    return _updated(managers, writer, scope.filter(changed), {})
+
+
+def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: FieldSet) -> Managers:
     if not changed and not removed:
         return managers
     result = _non_empty(_lose(managers, None, changed, removed))
@@ -320,8 +349,10 @@ def apply(
     last = managers.get(identity)
     candidates = dict(managers)
     candidates[identity] = _with(applier, config_fields, applier.time)
-    # Only fields applied last time and not now can go: none (the same shape re-applied) skips the walks.
-    if last is not None and last.fields and difference(last.fields, config_fields):
+    owned = difference(config_fields, _STRIPPED)
+    # Only fields applied last time and not now can go: none (the same fields re-applied, the steady state of a
+    # controller; equal sets are told in C) skips the walks.
+    if last is not None and last.fields and last.fields != owned and difference(last.fields, config_fields):
         merged = _prune(merged, candidates, last.fields, t)
     changed, removed = _changes(live, merged, t, scope)
     if changed and not force:  # forced: the others just lose what changed (below)
@@ -334,7 +365,10 @@ def apply(
             raise ApplyConflict(conflicts)
     # The entry's time is the time of the last change the applier made (none yet for one that changed nothing).
     time = applier.time if changed or removed else (last.time if last is not None else None)
-    candidates[identity] = _with(applier, difference(config_fields, _STRIPPED), time)
+    if last is not None and owned == last.fields and time == last.time and last.api_version == applier.api_version:
+        candidates[identity] = last  # the stored entry stays as it is
+    else:
+        candidates[identity] = _with(applier, owned, time)
     result = _non_empty(_lose(candidates, identity, changed, removed))
     return merged, _cap_updaters(result)
 

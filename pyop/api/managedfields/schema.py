@@ -75,8 +75,9 @@ class Type:
 
     def child(self, name: str) -> Type:
         """The type of a map's entry ``name`` (a named field, else the element type; untyped if neither)."""
-        fields = self.fields
-        found = fields.get(name)
+        if self._build is not None:
+            self._resolve()
+        found = self._fields.get(name)
         if found is not None:
             return found
         return self._element or DEDUCED

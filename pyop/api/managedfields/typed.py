@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyop.api.managedfields.fieldpath import (
+    SELF,
     FieldSet,
     children,
     index_element,
@@ -105,6 +106,29 @@ def _fill(value: Any, t: Type, node: FieldSet, allow_duplicates: bool) -> None:
             node[element] = make(True, below)
 
 
+def added_field_set(value: Any, t: Type) -> FieldSet:
+    """The paths below a value that is new as a whole: what ``compare`` reports as added against nothing
+    (every leaf, and every map and list item itself too)."""
+    node: FieldSet = {}
+    shape = _shape(t, value)
+    if shape == _MAP:
+        for key, item in value.items():
+            below = added_field_set(item, t.child(key)) if isinstance(item, dict | list) and item else {}
+            node["f:" + key] = {SELF: {}, **below} if below else {}
+    elif shape == _LIST:
+        element_type = t.element or Type(UNTYPED)
+        for index, item in enumerate(value):
+            try:
+                element = item_element(t, index, item)
+            except SchemaError:
+                element = index_element(index)
+            if element in node:
+                continue
+            below = added_field_set(item, element_type) if isinstance(item, dict | list) and item else {}
+            node[element] = {SELF: {}, **below} if below else {}
+    return node
+
+
 def _printable(element: str) -> str:
     from pyop.api.managedfields.fieldpath import path_string
 
@@ -120,25 +144,29 @@ def _prefixed(error: SchemaError, element: str) -> SchemaError:
 def merge(live: Any, applied: Any, t: Type) -> Any:
     """``applied`` merged into ``live``: granular maps by key and map lists and sets by item, live order first
     and new items after; scalars, atomic values and mismatched shapes are replaced. ``None`` results drop the
-    field."""
+    field. Whatever the configuration does not change is ``live``'s own value (the very object), so that what
+    comes after (comparison, validation, decoding) can skip it by identity."""
     if live is _MISSING:
         return applied
-    if applied is _MISSING:
-        return live
-    if live is applied:
+    if applied is _MISSING or live is applied:
         return live
     shape = _shape(t, live)
     if shape == _LEAF or shape != _shape(t, applied) or (not live and not applied):
-        return applied
+        return live if live == applied and type(live) is type(applied) else applied
     if shape == _MAP:
         out = dict(live)
+        same = True
         for key, item in applied.items():
-            merged = merge(live.get(key, _MISSING), item, t.child(key))
+            current = live.get(key, _MISSING)
+            merged = merge(current, item, t.child(key))
             if merged is None:
-                out.pop(key, None)
-            else:
+                if key in out:
+                    del out[key]
+                    same = False
+            elif merged is not current:
                 out[key] = merged
-        return out
+                same = False
+        return live if same else out
     element_type = t.element or Type(UNTYPED)
     incoming: dict[str, Any] = {}
     order: list[str] = []
@@ -149,6 +177,7 @@ def merge(live: Any, applied: Any, t: Type) -> Any:
         incoming[element] = item
     result: list[Any] = []
     seen: set[str] = set()
+    same = True
     for index, item in enumerate(live):
         try:
             element = item_element(t, index, item)
@@ -157,10 +186,15 @@ def merge(live: Any, applied: Any, t: Type) -> Any:
             continue
         if element in incoming and element not in seen:
             seen.add(element)
-            result.append(merge(item, incoming[element], element_type))
+            merged = merge(item, incoming[element], element_type)
+            same = same and merged is item
+            result.append(merged)
         else:
             result.append(item)
-    result.extend(incoming[element] for element in order if element not in seen)
+    added = [incoming[element] for element in order if element not in seen]
+    if same and not added:
+        return live
+    result.extend(added)
     return result
 
 
@@ -176,17 +210,50 @@ class Comparison:
         return not (self.added or self.modified or self.removed)
 
 
-def compare(old: Any, new: Any, t: Type) -> Comparison:
+def compare(old: Any, new: Any, t: Type, *, skip_metadata: frozenset[str] = frozenset()) -> Comparison:
     """SMD's ``Compare``: leaves added, modified and removed, plus maps and items added or removed as a whole.
-    Subtrees shared by both versions (the same object) are skipped without a walk."""
+    Subtrees shared by both versions (the same object) are skipped without a walk. ``skip_metadata``: keys of
+    two objects' ``metadata`` left out (``managedFields``: never compared, as kube-apiserver strips it first)."""
     comparison = Comparison()
-    _compare(old, new, t, (), comparison)
+    if skip_metadata and isinstance(old, dict) and isinstance(new, dict):
+        _compare_map(old, new, t, (), comparison, skip_metadata)
+    else:
+        _compare(old, new, t, (), comparison)
     return comparison
+
+
+_SCALARS = (str, int, float, bool)
+
+
+def _compare_map(
+    old_map: dict[str, Any],
+    new_map: dict[str, Any],
+    t: Type,
+    path: tuple[str, ...],
+    result: Comparison,
+    skip_metadata: frozenset[str] = frozenset(),
+) -> None:
+    for key, item in old_map.items():
+        other = new_map.get(key, _MISSING)
+        if other is item or (type(item) in _SCALARS and type(other) is type(item) and other == item):
+            continue  # shared or equal scalars: the common case, decided without a call
+        if skip_metadata and key == "metadata" and isinstance(item, dict) and isinstance(other, dict):
+            child = t.child(key)
+            kept_old = {k: v for k, v in item.items() if k not in skip_metadata}
+            kept_new = {k: v for k, v in other.items() if k not in skip_metadata}
+            _compare(kept_old, kept_new, child, (*path, "f:" + key), result)
+            continue
+        _compare(item, other, t.child(key), (*path, "f:" + key), result)
+    for key, item in new_map.items():
+        if key not in old_map:
+            _compare(_MISSING, item, t.child(key), (*path, "f:" + key), result)
 
 
 def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Comparison) -> None:
     if old is new:
         return
+    if old is not _MISSING and new is not _MISSING and type(old) is type(new) and old == new:
+        return  # equal subtrees: one comparison in C instead of a walk
     old_shape = _shape(t, old) if old is not _MISSING else None
     new_shape = _shape(t, new) if new is not _MISSING else None
     shape = old_shape if new_shape is None else new_shape if old_shape is None else old_shape
@@ -202,16 +269,8 @@ def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Compari
         elif old != new:
             insert(result.modified, path)
         return
-    if old is not _MISSING and new is not _MISSING and old == new:
-        return
     if shape == _MAP:
-        old_map = old if old is not _MISSING else {}
-        new_map = new if new is not _MISSING else {}
-        for key, item in old_map.items():
-            _compare(item, new_map.get(key, _MISSING), t.child(key), (*path, "f:" + key), result)
-        for key, item in new_map.items():
-            if key not in old_map:
-                _compare(_MISSING, item, t.child(key), (*path, "f:" + key), result)
+        _compare_map(old if old is not _MISSING else {}, new if new is not _MISSING else {}, t, path, result)
     else:
         element_type = t.element or Type(UNTYPED)
         old_items = _items_by_element(t, old if old is not _MISSING else [])
