@@ -134,62 +134,94 @@ def stored_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any
 
 
 def converted(obj: dict[str, Any], api_version: str, webhook: ConversionWebhook) -> dict[str, Any]:
-    """``obj`` in ``api_version``, converted by the webhook; raises the API server's 500."""
+    """``obj`` in ``api_version``, converted by the webhook from the registry (in a bridge); raises the API server's
+    500."""
     if obj.get("apiVersion") == api_version:
         return obj
-    kind = str(obj.get("kind") or "")
-    gvk = f"{obj.get('apiVersion', '')}, Kind={kind}"
-
-    def failed(reason: str) -> ApiError:
-        return ApiError(500, f"conversion webhook for {gvk} failed: {reason}")
-
-    review_version = next((version for version in webhook.review_versions if version in REVIEW_VERSIONS), None)
-    if review_version is None:
-        raise ApiError(500, "no supported conversion review versions")
-    if not webhook.url:
-        raise failed(
-            f'service "{webhook.service}" cannot be reached from the test API server '
-            "(install_webhooks(..., url=...) points the CRDs' conversion webhooks at a local server)"
-        )
-    uid = str(uuid.uuid4())
-    review = {
-        "apiVersion": f"{REVIEW_GROUP}/{review_version}",
-        "kind": "ConversionReview",
-        "request": {"uid": uid, "desiredAPIVersion": api_version, "objects": [obj]},
-    }
-    url, bundle = webhook.url, webhook.ca_bundle
+    call = _Call(obj, api_version, webhook)
     try:
-        answer = wait_for(lambda caller: caller.post(url, review, ca_bundle=bundle, timeout=WEBHOOK_TIMEOUT))
+        answer = wait_for(call.post)
     except (CallFailed, NotBridged) as error:
-        raise failed(str(error)) from None
+        raise call.failed(str(error)) from None
+    return call.result(answer)
+
+
+async def converted_async(
+    obj: dict[str, Any], api_version: str, webhook: ConversionWebhook, caller: Any
+) -> dict[str, Any]:
+    """``converted`` for the event loop's side (the admission dispatcher), with the server's WebhookCaller."""
+    if obj.get("apiVersion") == api_version:
+        return obj
+    call = _Call(obj, api_version, webhook)
     try:
-        objects = _converted_objects(answer, uid, review_version)
-    except ValueError as error:
-        raise failed(str(error)) from None
-    if len(objects) != 1:
-        raise ApiError(500, f"conversion webhook for {gvk} failed, no objects returned")
-    result = objects[0]
-    if not isinstance(result, dict):
-        raise ApiError(500, f"conversion webhook for {gvk} returned invalid object at index 0: not an object")
-    if result.get("apiVersion") != api_version:
-        raise ApiError(
-            500,
-            f"conversion webhook for {gvk} returned invalid object at index 0: invalid groupVersion "
-            f"(expected {api_version}, received {result.get('apiVersion', '')})",
-        )
-    if result.get("kind") != kind:
-        raise ApiError(
-            500,
-            f"conversion webhook for {gvk} returned invalid object at index 0: invalid kind "
-            f"(expected {kind}, received {result.get('kind', '')})",
-        )
-    problem = _changed_identity(obj, result)
-    if problem:
-        raise ApiError(500, f"conversion webhook for {gvk} returned invalid object: {problem}")
-    try:
-        return _restored_metadata(obj, result)
-    except ValueError as error:
-        raise ApiError(500, f"conversion webhook for {gvk} returned invalid metadata: {error}") from None
+        answer = await call.post(caller)
+    except CallFailed as error:
+        raise call.failed(str(error)) from None
+    return call.result(answer)
+
+
+class _Call:
+    """One ConversionReview of one object: the request, and the checks of its answer."""
+
+    def __init__(self, obj: dict[str, Any], api_version: str, webhook: ConversionWebhook) -> None:
+        self.obj = obj
+        self.api_version = api_version
+        self.webhook = webhook
+        self.kind = str(obj.get("kind") or "")
+        self.gvk = f"{obj.get('apiVersion', '')}, Kind={self.kind}"
+        review_version = next((version for version in webhook.review_versions if version in REVIEW_VERSIONS), None)
+        if review_version is None:
+            raise ApiError(500, "no supported conversion review versions")
+        if not webhook.url:
+            raise self.failed(
+                f'service "{webhook.service}" cannot be reached from the test API server '
+                "(install_webhooks(..., url=...) points the CRDs' conversion webhooks at a local server)"
+            )
+        self.review_version = review_version
+        self.uid = str(uuid.uuid4())
+        self.review = {
+            "apiVersion": f"{REVIEW_GROUP}/{review_version}",
+            "kind": "ConversionReview",
+            "request": {"uid": self.uid, "desiredAPIVersion": api_version, "objects": [obj]},
+        }
+
+    def failed(self, reason: str) -> ApiError:
+        return ApiError(500, f"conversion webhook for {self.gvk} failed: {reason}")
+
+    async def post(self, caller: Any) -> Any:
+        webhook = self.webhook
+        return await caller.post(webhook.url, self.review, ca_bundle=webhook.ca_bundle, timeout=WEBHOOK_TIMEOUT)
+
+    def result(self, answer: Any) -> dict[str, Any]:
+        gvk, kind, api_version = self.gvk, self.kind, self.api_version
+        try:
+            objects = _converted_objects(answer, self.uid, self.review_version)
+        except ValueError as error:
+            raise self.failed(str(error)) from None
+        if len(objects) != 1:
+            raise ApiError(500, f"conversion webhook for {gvk} failed, no objects returned")
+        result = objects[0]
+        if not isinstance(result, dict):
+            raise ApiError(500, f"conversion webhook for {gvk} returned invalid object at index 0: not an object")
+        if result.get("apiVersion") != api_version:
+            raise ApiError(
+                500,
+                f"conversion webhook for {gvk} returned invalid object at index 0: invalid groupVersion "
+                f"(expected {api_version}, received {result.get('apiVersion', '')})",
+            )
+        if result.get("kind") != kind:
+            raise ApiError(
+                500,
+                f"conversion webhook for {gvk} returned invalid object at index 0: invalid kind "
+                f"(expected {kind}, received {result.get('kind', '')})",
+            )
+        problem = _changed_identity(self.obj, result)
+        if problem:
+            raise ApiError(500, f"conversion webhook for {gvk} returned invalid object: {problem}")
+        try:
+            return _restored_metadata(self.obj, result)
+        except ValueError as error:
+            raise ApiError(500, f"conversion webhook for {gvk} returned invalid metadata: {error}") from None
 
 
 def _converted_objects(answer: Any, uid: str, review_version: str) -> list[Any]:

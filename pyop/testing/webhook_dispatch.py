@@ -31,6 +31,7 @@ from greenlet import GreenletExit
 
 from pyop.testing.admission import MUTATING, AdmissionPoint, AdmittedWrite, Stale
 from pyop.testing.bridge import Awaited
+from pyop.testing.conversion import converted_async
 from pyop.testing.errors import ApiError, conflict, not_found
 from pyop.testing.patch import clone_json
 from pyop.testing.resources import version_priority
@@ -201,7 +202,24 @@ class WebhookDispatcher:
 
     # --- calls --------------------------------------------------------------------------------------------
 
-    def _review(self, invocation: Invocation, point: AdmissionPoint, obj: dict[str, Any] | None) -> dict[str, Any]:
+    async def _view(
+        self, invocation: Invocation, point: AdmissionPoint, obj: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """``obj`` in the version the webhook matched (matchPolicy Equivalent): converted by the CRD's conversion
+        webhook when it has one (as kube-apiserver converts for the webhook), else as it is (``_review`` relabels)."""
+        resource_type = point.resource_type
+        conversion = resource_type.conversion
+        if obj is None or conversion is None or point.kind is not None or invocation.version == resource_type.version:
+            return obj
+        return await converted_async(obj, f"{resource_type.group}/{invocation.version}", conversion, self.caller)
+
+    def _review(
+        self,
+        invocation: Invocation,
+        point: AdmissionPoint,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         resource_type = point.resource_type
         group, version, kind = invocation.kind
         request_kind = point.kind or (resource_type.group, resource_type.version, resource_type.kind)
@@ -239,20 +257,27 @@ class WebhookDispatcher:
             operation=point.operation,
             userInfo=user_info,
             object=as_seen(obj),
-            oldObject=as_seen(point.old),
+            oldObject=as_seen(old),
             dryRun=point.dry_run,
             options=point.options,
         )
         return {"apiVersion": REVIEW_API_VERSION, "kind": "AdmissionReview", "request": request}
 
     async def _call(
-        self, invocation: Invocation, point: AdmissionPoint, obj: dict[str, Any] | None, warnings: list[str]
+        self,
+        invocation: Invocation,
+        point: AdmissionPoint,
+        obj: dict[str, Any] | None,
+        warnings: list[str],
+        view: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
-        """The webhook's verified response, or None when the call failed and the failure policy ignores it."""
+        """The webhook's verified response, or None when the call failed and the failure policy ignores it;
+        ``view``: ``obj`` already in the webhook's version."""
         webhook = invocation.webhook
         if point.dry_run and webhook.side_effects not in ("None", "NoneOnDryRun"):
             raise ApiError(400, f'admission webhook "{webhook.name}" does not support dry run')
-        review = self._review(invocation, point, obj)
+        seen = view if view is not None else await self._view(invocation, point, obj)
+        review = self._review(invocation, point, seen, await self._view(invocation, point, point.old))
         try:
             response = await self.caller.call(webhook, review)
         except CallFailed as failure:
@@ -279,10 +304,20 @@ class WebhookDispatcher:
                 invocation = self._invocation(webhook, point, obj)
                 if invocation is None:
                     continue
-                response = await self._call(invocation, point, obj, warnings)
+                view = await self._view(invocation, point, obj)
+                response = await self._call(invocation, point, obj, warnings, view=view)
                 changed = False
                 if response is not None and response.get("patch"):
-                    patched = self._patched(webhook, invocation, point, obj, response)
+                    patched = self._patched(webhook, invocation, point, view, response)
+                    if view is not obj:  # patched in the webhook's version: back to the request's
+                        conversion = point.resource_type.conversion
+                        assert conversion is not None and patched is not None and obj is not None
+                        if patched is view:
+                            patched = obj
+                        else:
+                            patched = await converted_async(
+                                patched, point.resource_type.api_version, conversion, self.caller
+                            )
                     changed = patched != obj
                     obj = patched
                 if changed:

@@ -114,10 +114,25 @@ class ConversionServer:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     answer: Answer = good_answer
     delay: float = 0.0
+    admitted: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def desired_versions(self) -> list[str]:
         return [review["request"]["desiredAPIVersion"] for review in self.reviews]
+
+    async def admit(self, request: web.Request) -> web.StreamResponse:
+        """A mutating webhook for v1 Widgets: records the object it is shown and doubles ``spec.size``."""
+        review = json.loads(await request.read())
+        obj = review["request"]["object"]
+        self.admitted.append(obj)
+        patch = [{"op": "replace", "path": "/spec/size", "value": obj["spec"]["size"] * 2}]
+        response = {
+            "uid": review["request"]["uid"],
+            "allowed": True,
+            "patchType": "JSONPatch",
+            "patch": base64.b64encode(json.dumps(patch).encode()).decode(),
+        }
+        return web.json_response({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         review = json.loads(await request.read())
@@ -135,6 +150,7 @@ async def start_conversion_server(cert_dir: Path) -> tuple[ConversionServer, web
     hook = ConversionServer(ca_pem=certificate.read_bytes())
     app = web.Application()
     app.router.add_post("/convert", hook.handle)
+    app.router.add_post("/mutate", hook.admit)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

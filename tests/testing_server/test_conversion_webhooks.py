@@ -235,6 +235,34 @@ async def test_v1beta1_reviews_are_sent_when_the_crd_lists_v1beta1_first(
     assert hook.reviews[0]["apiVersion"] == "apiextensions.k8s.io/v1beta1"
 
 
+async def test_an_admission_webhook_matched_in_another_version_gets_the_object_converted(
+    server: TestAPIServer, api: Api, served: ConversionServer
+) -> None:
+    """matchPolicy Equivalent: a webhook for v1 sees a v2 create in v1 (converted, not relabelled), and its patch
+    of v1 comes back into the v2 object."""
+    configuration = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "double"},
+        "webhooks": [
+            {
+                "name": "double.conv.pyop.dev",
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "clientConfig": {"url": served.url.removesuffix("/convert") + "/mutate"},
+                "rules": [
+                    {"apiGroups": [GROUP], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["widgets"]}
+                ],
+            }
+        ],
+    }
+    server.install_webhooks(configuration, url=served.url.removesuffix("/convert"), ca_bundle=served.ca_pem)
+    created = await api.create_ok(V2, widget("a", "v2", 3))
+    assert served.admitted[0]["apiVersion"] == f"{GROUP}/v1" and served.admitted[0]["spec"] == {"size": 3}
+    assert created["spec"] == {"length": 6}
+    assert stored(server, "a")["spec"] == {"size": 6}
+
+
 # --- failures ------------------------------------------------------------------------------------------------
 
 
