@@ -49,11 +49,16 @@ def accessor_name(kind: str) -> str:
     return default_plural(snake_case(kind))
 
 
-def _start(options: RenderOptions, docstring: str) -> list[str]:
+def _start(options: RenderOptions, summary: str) -> list[str]:
+    """The licence header, the banner, the module docstring (its summary, then where the code comes from)."""
+    origin = textwrap.wrap(f"Generated from {options.origin}.", options.line_length)
     return [
         *options.header.splitlines(),
         options.banner,
-        f'"""{docstring}"""',
+        f'"""{summary}',
+        "",
+        *origin,
+        '"""',
         "",
         "from __future__ import annotations",
         "",
