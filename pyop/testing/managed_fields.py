@@ -17,6 +17,7 @@ from pyop.testing.errors import ApiError, StatusCause, bad_request, invalid
 from pyop.testing.resources import ResourceType
 
 _CONFLICT_CAUSE = "FieldManagerConflict"
+_BEFORE_FIRST_APPLY = "before-first-apply"
 Entries = list[Mapping[str, Any]]  # a managedFields list, as stored (entries shared between versions)
 _DECODED_CACHE_SIZE = 65536
 _STATUS_ONLY = mf.Scope(keep=frozenset({"f:status"}))
@@ -163,6 +164,12 @@ class FieldManager:
         schema = self.schema(resource_type)
         start = live if live is not None else self._skeleton(resource_type)
         managers = self._stored_managers(start["metadata"].get("managedFields")) if live is not None else {}
+        if live is not None and not managers:
+            # An object nobody owns anything of (its managedFields reset): its fields so far belong to
+            # "before-first-apply", as kube-apiserver's skipNonAppliedManager records them.
+            first = mf.Manager(_BEFORE_FIRST_APPLY, mf.UPDATE, resource_type.api_version, {}, "", time)
+            existing = frozenset(self._skeleton(resource_type))
+            managers = mf.create(live, schema, {}, first, self.scope(resource_type, ""), existing=existing)
         applier = mf.Manager(manager, mf.APPLY, resource_type.api_version, {}, subresource, time)
         try:
             merged, result = mf.apply(

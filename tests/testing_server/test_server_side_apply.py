@@ -277,6 +277,18 @@ async def test_managed_fields_sent_in_an_update_replace_them_and_an_empty_entry_
     assert "managedFields" not in read["metadata"]
 
 
+async def test_after_a_reset_the_existing_fields_belong_to_before_first_apply(api: Api) -> None:
+    await apply_ok(api, f"{CM}/c", cm(k="1"), "alice")
+    status, reset = await api.patch(f"{CM}/c", {"metadata": {"managedFields": [{}]}}, MERGE)
+    assert status == 200 and "managedFields" not in reset["metadata"]
+    status, error = await apply(api, f"{CM}/c", cm(k="2"), "alice")
+    assert status == 409
+    assert error["details"]["causes"][0]["message"] == 'conflict with "before-first-apply" using v1'
+    forced = await apply_ok(api, f"{CM}/c", cm(k="2"), "alice", force="true")
+    assert fields(forced, "alice") == {"f:data": {"f:k": {}}}
+    assert ("before-first-apply", "Update", "") in entries(forced)  # still owns the map itself
+
+
 # --- apply on create, on /status, dry run and bad requests -------------------------------------------------
 
 
