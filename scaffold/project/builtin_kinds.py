@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pyop_scaffold.errors import UsageError
 
@@ -119,9 +119,10 @@ def _definition(builtin: BuiltinKind) -> Mapping[str, Any]:
 
 
 def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
-    """The smallest object of the kind its OpenAPI definition accepts: every required field, recursively, with a
-    placeholder value (a Pod gets one container named `name`). Scaffolded tests start from it; the user fills in
-    the rest. Deterministic: built from the pinned definitions only."""
+    """The smallest object of the kind the API server admits: every field its OpenAPI definition requires,
+    recursively, with a placeholder value, plus what kube-apiserver's validation requires beyond the schema
+    (`_VALIDATION_EXTRAS`, and a workload's selector matching its template's labels). Scaffolded tests start from
+    it; the user fills in the rest. Deterministic: built from the pinned definitions only."""
     from pyop.api.definitions import load_definitions
 
     definitions = load_definitions(_models_version())
@@ -131,9 +132,13 @@ def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
         "kind": builtin.kind,
         "metadata": {"name": name},
     }
-    for field in schema.get("required") or ():
-        if field not in obj:
-            obj[field] = _placeholder((schema.get("properties") or {}).get(field) or {}, definitions, name, 0)
+    properties = schema.get("properties") or {}
+    for field in [*(schema.get("required") or ()), "spec"]:
+        if field in obj or field not in properties:
+            continue
+        value = _placeholder(properties[field], definitions, name, 0)
+        if field in (schema.get("required") or ()) or value:  # an optional spec only when validation needs one
+            obj[field] = value
     return obj
 
 
@@ -143,12 +148,30 @@ def _models_version() -> str:
     return KUBERNETES_VERSION
 
 
+_CONTAINERS: Final = [{"name": "app", "image": "busybox:1.36"}]
+
+# What kube-apiserver's validation (pkg/apis/<group>/validation) requires of these definitions beyond their
+# OpenAPI `required` lists; without it a sample Pod, workload, Job, CronJob or Service is refused with a 422.
+_JOB_POD: Final = {"spec": {"containers": _CONTAINERS, "restartPolicy": "Never"}}
+_VALIDATION_EXTRAS: Final[dict[str, dict[str, Any]]] = {
+    "io.k8s.api.core.v1.PodSpec": {"containers": _CONTAINERS},
+    "io.k8s.api.core.v1.PodTemplateSpec": {"spec": {"containers": _CONTAINERS}},
+    "io.k8s.api.core.v1.ServiceSpec": {"ports": [{"port": 80}]},
+    "io.k8s.api.batch.v1.JobSpec": {"template": _JOB_POD},
+    "io.k8s.api.batch.v1.JobTemplateSpec": {"spec": {"template": _JOB_POD}},
+    "io.k8s.api.batch.v1.CronJobSpec": {"schedule": "*/5 * * * *"},
+}
+_LABEL_SELECTOR: Final = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+_POD_TEMPLATE: Final = "io.k8s.api.core.v1.PodTemplateSpec"
+
+
 def _placeholder(schema: Mapping[str, Any], definitions: Mapping[str, Any], name: str, depth: int) -> object:
     from pyop.api.definitions import reference_target
 
     ref = schema.get("$ref") or next((s.get("$ref") for s in schema.get("allOf") or () if "$ref" in s), None)
-    if ref is not None:
-        schema = definitions[reference_target(ref)]
+    target = reference_target(ref) if ref is not None else ""
+    if target:
+        schema = definitions[target]
     if schema.get("enum"):
         return sorted(schema["enum"])[0]
     kind = schema.get("type")
@@ -160,6 +183,28 @@ def _placeholder(schema: Mapping[str, Any], definitions: Mapping[str, Any], name
         return False
     if kind == "string" or "format" in schema or depth >= 8:
         return name
-    required = schema.get("required") or ()
     properties = schema.get("properties") or {}
-    return {field: _placeholder(properties.get(field) or {}, definitions, name, depth + 1) for field in required}
+    required = schema.get("required") or ()
+    value: dict[str, Any] = {
+        field: _placeholder(properties.get(field) or {}, definitions, name, depth + 1) for field in required
+    }
+    if "selector" in required and _refers_to(properties.get("template"), _POD_TEMPLATE):
+        # A workload: its selector must select the pods its template makes.
+        value["selector"] = {"matchLabels": {"app": name}}
+        template = _placeholder(properties["template"], definitions, name, depth + 1)
+        rest = {k: v for k, v in template.items() if k != "metadata"} if isinstance(template, dict) else {}
+        value["template"] = {"metadata": {"labels": {"app": name}}, **rest}
+    for field, extra in _VALIDATION_EXTRAS.get(target, {}).items():
+        value[field] = _merged(value.get(field), extra)
+    return value
+
+
+def _refers_to(schema: Mapping[str, Any] | None, definition: str) -> bool:
+    refs = [(schema or {}).get("$ref"), *((s or {}).get("$ref") for s in (schema or {}).get("allOf") or ())]
+    return any(isinstance(ref, str) and ref.endswith("/" + definition) for ref in refs)
+
+
+def _merged(value: Any, extra: Any) -> Any:
+    if isinstance(value, dict) and isinstance(extra, dict):
+        return {**value, **{k: _merged(value.get(k), v) for k, v in extra.items()}}
+    return extra

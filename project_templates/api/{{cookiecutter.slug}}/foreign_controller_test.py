@@ -56,13 +56,19 @@ async def test_the_reconciler_sees_a_created_{{ cookiecutter.kind_module }}(
     manager = Manager(ManagerOptions(kubeconfig=test_api_server.kubeconfig_path, handle_signals=False))
     setup_with_manager(manager)
     obj = {{ cookiecutter.kind }}.model_validate(SAMPLE)
-{%- if cookiecutter.namespaced %}
+{%- if cookiecutter.external %}
+    if {{ cookiecutter.kind }}.resource_info.namespaced:
+        obj.metadata.namespace = obj.metadata.namespace or "default"
+{%- elif cookiecutter.namespaced %}
     obj.metadata.namespace = obj.metadata.namespace or "default"
 {%- endif %}
 
     async with manager:
         created = await manager.client.create(obj)
-{%- if cookiecutter.namespaced %}
+{%- if cookiecutter.external %}
+        namespace = created.metadata.namespace
+        key = f"{namespace}/{created.metadata.name}" if namespace else created.metadata.name
+{%- elif cookiecutter.namespaced %}
         key = f"{created.metadata.namespace}/{created.metadata.name}"
 {%- else %}
         key = created.metadata.name

@@ -110,7 +110,10 @@ async def test_the_api_server_calls_the_webhooks_when_the_sample_is_created(
     )
     {{ cookiecutter.setup_function }}(manager)
     obj = sample()
-{%- if cookiecutter.namespaced %}
+{%- if cookiecutter.external %}
+    if {{ cookiecutter.kind }}.resource_info.namespaced:
+        obj.metadata.namespace = obj.metadata.namespace or "default"
+{%- elif cookiecutter.namespaced %}
     obj.metadata.namespace = obj.metadata.namespace or "default"
 {%- endif %}
     async with manager:
