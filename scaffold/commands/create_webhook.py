@@ -326,6 +326,8 @@ def _context(
     if admission:
         test_third += ["from pyop.manager.certificates import write_self_signed_certificate"]
         test_third += ["from pyop.testing import TestAPIServer"]
+    model_first: list[str]
+    model_third: list[str]
     if foreign is None:
         model_first, model_third = _api_imports(layout, spokes).split("\n"), []
         sample, namespaced = "", _namespaced(project, layout)
