@@ -232,20 +232,22 @@ def _compare_map(
     path: tuple[str, ...],
     result: Comparison,
     skip_metadata: frozenset[str] = frozenset(),
+    *,
+    skip: frozenset[str] = frozenset(),
 ) -> None:
+    """The entries of two maps compared (``skip``: keys of these maps left out)."""
     for key, item in old_map.items():
+        if key in skip:
+            continue
         other = new_map.get(key, _MISSING)
         if other is item or (type(item) in _SCALARS and type(other) is type(item) and other == item):
             continue  # shared or equal scalars: the common case, decided without a call
         if skip_metadata and key == "metadata" and isinstance(item, dict) and isinstance(other, dict):
-            child = t.child(key)
-            kept_old = {k: v for k, v in item.items() if k not in skip_metadata}
-            kept_new = {k: v for k, v in other.items() if k not in skip_metadata}
-            _compare(kept_old, kept_new, child, (*path, "f:" + key), result)
+            _compare_map(item, other, t.child(key), (*path, "f:" + key), result, skip=skip_metadata)
             continue
         _compare(item, other, t.child(key), (*path, "f:" + key), result)
     for key, item in new_map.items():
-        if key not in old_map:
+        if key not in old_map and key not in skip:
             _compare(_MISSING, item, t.child(key), (*path, "f:" + key), result)
 
 
