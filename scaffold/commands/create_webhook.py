@@ -164,7 +164,12 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     # A kind that has webhooks gains the new ones inside its existing module and test (the user's code stays);
     # only --force rewrites them whole.
     merge = entry.webhooks is not None and not options.force
-    _plan_code(changes, layout, rendered, merge=merge, added=_added_kinds(entry.webhooks, settings))
+    base = (
+        render_template("webhook", _context(root, project, layout, entry.webhooks, foreign))
+        if merge and entry.webhooks is not None
+        else None
+    )
+    _plan_code(changes, layout, rendered, base=base, added=_added_kinds(entry.webhooks, settings))
     _plan_main(changes, layout)
     notes = _plan_makefile(changes, project.package)
     if foreign is not None and foreign.requirement is not None:
@@ -433,8 +438,15 @@ def _added_kinds(before: WebhookSettings | None, after: WebhookSettings) -> list
 
 
 def _plan_code(
-    changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes], *, merge: bool, added: list[str]
+    changes: ChangeSet,
+    layout: KindLayout,
+    rendered: dict[str, bytes],
+    *,
+    base: dict[str, bytes] | None,
+    added: list[str],
 ) -> None:
+    """The kind's webhook module and test: written from the template, or, when the kind had webhooks (`base`: the
+    files as the command wrote them then), the new parts merged into the user's copies."""
     package_dir = f"{layout.project.package}/webhook"
     _add_if_missing(changes, f"{package_dir}/__init__.py", rendered["package_init.py"])
     if layout.project.multigroup:
@@ -445,7 +457,7 @@ def _plan_code(
         (layout.webhook_test_file, "webhook_test.py", None),
     )
     for path, template, chain in files:
-        current = read_text(changes, path) if merge else None
+        current = read_text(changes, path) if base is not None else None
         if current is None:
             changes.add_file(path, rendered[template])
             continue
@@ -456,6 +468,7 @@ def _plan_code(
                 source=path,
                 first_party=layout.project.package,
                 chain_function=chain,
+                base=base[template].decode("utf-8") if base is not None else None,
             )
         except MergeError as exc:
             raise ConflictError(

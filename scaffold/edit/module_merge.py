@@ -8,6 +8,9 @@ and hands both texts here; what is added, each at its place, and nothing else to
   placed before the first definition that follows it in the rendering and exists in the user's module (else at
   the end);
 - the lines of a builder chain (`.with_defaulter(...)`) in a named function, above its `.complete()` line.
+Given the rendering the user's copy started from (`base`: the module as the command wrote it before), a definition
+the user has not changed since is replaced by its new rendering (a test's list of expected paths gains the new
+webhook's); one the user changed is kept as it is.
 A module that cannot take an addition (its builder has no `.complete()` line any more) is a `MergeError` naming
 what is missing, so the command can say which file only `--force` would rewrite.
 """
@@ -26,13 +29,47 @@ class MergeError(ProjectError):
     """The user's module lacks the place an addition goes."""
 
 
-def merge_module(user: str, rendered: str, *, source: str, first_party: str, chain_function: str | None = None) -> str:
+def merge_module(
+    user: str,
+    rendered: str,
+    *,
+    source: str,
+    first_party: str,
+    chain_function: str | None = None,
+    base: str | None = None,
+) -> str:
     """`user` plus what `rendered` has that it lacks (see the module docstring); `user` itself when nothing is."""
-    text = _merge_imports(user, rendered, source=source, first_party=first_party)
+    text = user if base is None else _refresh_unchanged(user, rendered, base, source=source)
+    text = _merge_imports(text, rendered, source=source, first_party=first_party)
     text = _merge_definitions(text, rendered, source=source)
     if chain_function is not None:
         text = _merge_chain(text, rendered, chain_function, source=source)
     return text
+
+
+def _segments(text: str, source: str) -> dict[str, tuple[int, int, str]]:
+    """Top-level functions and classes: name -> (first line index with decorators, end index, their text)."""
+    lines = text.splitlines(keepends=True)
+    found: dict[str, tuple[int, int, str]] = {}
+    for node in _parse(text, source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+            end = node.end_lineno or node.lineno
+            found[node.name] = (start, end, "".join(lines[start:end]))
+    return found
+
+
+def _refresh_unchanged(user: str, rendered: str, base: str, *, source: str) -> str:
+    """Definitions of `user` still as `base` wrote them, replaced by their new rendering (bottom-up, so the line
+    numbers of those above stay valid)."""
+    old = _segments(base, source)
+    new = _segments(rendered, source)
+    mine = _segments(user, source)
+    lines = user.splitlines(keepends=True)
+    for name, (start, end, text) in sorted(mine.items(), key=lambda item: -item[1][0]):
+        if name in old and name in new and text == old[name][2] and new[name][2] != text:
+            lines[start:end] = new[name][2].splitlines(keepends=True)
+    return "".join(lines)
 
 
 def _parse(text: str, source: str) -> ast.Module:

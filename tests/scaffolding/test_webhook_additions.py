@@ -78,7 +78,10 @@ def test_conversion_added_to_admission_webhooks_keeps_the_users_code(tmp_path: P
     assert '"crew": "mine"' in module
     assert ".with_conversion(hub=Captain, spokes=[CaptainV2])" in module
     assert "from fleet.api.v2.captain_types import Captain as CaptainV2\n" in module
-    assert "def test_v2_round_trips_through_the_hub() -> None:" in (root / TEST).read_text()
+    test = (root / TEST).read_text()
+    assert "def test_v2_round_trips_through_the_hub() -> None:" in test
+    # A test function left as scaffolded is brought up to date: the paths it expects include /convert now.
+    assert '        "/validate-crew-example-com-v1-captain",\n        "/convert",\n    }' in test
     _ok(pyop("make", "manifests", cwd=root))
     _lint(root)
     result = project_pytest(root, "-rA")
@@ -209,3 +212,13 @@ def test_merge_adds_only_what_is_missing_and_is_idempotent() -> None:
     assert merged.count(".with_validator(") == 1 and merged.index(".with_validator(") < merged.index(".complete()")
     compile(merged, "m.py", "exec")
     assert merge_module(merged, RENDERED_MODULE, source="m.py", first_party="op", chain_function="setup") == merged
+
+
+def test_merge_refreshes_definitions_the_user_left_alone_only() -> None:
+    from pyop_scaffold.edit.module_merge import merge_module
+
+    base = "def a() -> int:\n    return 1\n\n\ndef b() -> int:\n    return 1\n"
+    rendered = "def a() -> int:\n    return 2\n\n\ndef b() -> int:\n    return 2\n"
+    user = "def a() -> int:\n    return 1\n\n\ndef b() -> int:\n    return 42  # mine\n"
+    merged = merge_module(user, rendered, source="m.py", first_party="op", base=base)
+    assert merged == "def a() -> int:\n    return 2\n\n\ndef b() -> int:\n    return 42  # mine\n"
