@@ -3,14 +3,22 @@ collection of dependents (ownerReferences), foreground deletion and namespace cl
 
 CRD serving is synchronous (a CRD is Established as soon as it is stored). The rest runs in a
 background task, as in kube-controller-manager: a client sees a deleted owner first and its
-dependents disappear shortly after. Not modelled: ``blockOwnerDeletion`` (foreground deletion
-waits for all dependents), dependents whose owner never existed, and cross-namespace owners.
+dependents disappear shortly after.
+
+Garbage collection follows kube-controller-manager's: an owner reference is solid when an object with its uid
+and name exists where the dependent may refer to it (a namespaced owner in the dependent's namespace, or a
+cluster-scoped owner); a dependent whose owners are all absent (never existed, gone, or in another namespace) is
+deleted, and dangling references of a dependent with a solid owner are removed. A reference to an owner in
+another namespace, and a cluster-scoped dependent naming a namespaced owner (which is never collected), get a
+Warning Event `OwnerRefInvalidNamespace` on the dependent. Foreground deletion deletes every dependent and waits
+only for those whose reference sets `blockOwnerDeletion`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -70,6 +78,9 @@ class Controllers:
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return
+        references = obj["metadata"].get("ownerReferences")
+        if references and references != ((prev or {}).get("metadata") or {}).get("ownerReferences"):
+            self._enqueue("verify", (resource_type.storage_key, obj["metadata"].get("namespace", ""), obj))
         newly_deleting = obj["metadata"].get("deletionTimestamp") and not (
             prev and prev["metadata"].get("deletionTimestamp")
         )
@@ -110,6 +121,8 @@ class Controllers:
                     self._clean_namespace(item)
                 elif kind == "aggregate":
                     aggregate_cluster_roles(self.operations)
+                elif kind == "verify":
+                    self._verify_owners(*item)
             except ApiError as error:  # a client raced us (conflict, gone): the next event retries
                 log.debug("controller step %s failed: %s", kind, error.message)
             except Exception:  # never let one bad object stop garbage collection for the whole server
@@ -140,6 +153,91 @@ class Controllers:
         if namespace:
             self._finish_namespace_if_empty(namespace)
 
+    def _verify_owners(self, storage_key: str, namespace: str, seen: dict[str, Any]) -> None:
+        """kube's attemptToDeleteItem for one dependent: delete it when every owner is absent, else drop the
+        dangling references; report references that cross namespaces."""
+        name = seen["metadata"]["name"]
+        dependent = self.store.get(storage_key, namespace, name)
+        if dependent is None or dependent["metadata"].get("uid") != seen["metadata"].get("uid"):
+            return
+        if dependent["metadata"].get("deletionTimestamp"):
+            return
+        references = [r for r in dependent["metadata"].get("ownerReferences") or [] if isinstance(r, dict)]
+        solid, dangling, unresolvable = [], [], []
+        for reference in references:
+            verdict = self._owner_verdict(reference, namespace)
+            if verdict == "solid":
+                solid.append(reference)
+            elif verdict == "unresolvable":
+                unresolvable.append(reference)
+            else:
+                dangling.append(reference)
+            if verdict in ("other-namespace", "unresolvable"):
+                self._invalid_namespace_event(storage_key, dependent, reference)
+        if solid or unresolvable:
+            for reference in dangling:
+                self.operations.remove_owner_reference(storage_key, namespace, name, reference.get("uid", ""))
+            return
+        if dangling:
+            self._delete_key((storage_key, namespace, name))
+
+    def _owner_verdict(self, reference: dict[str, Any], namespace: str) -> str:
+        """solid, absent, other-namespace (a namespaced owner elsewhere) or unresolvable (a cluster-scoped
+        dependent naming a namespaced kind, which kube never collects)."""
+        owner_type = self._owner_type(reference)
+        if owner_type is not None and owner_type.namespaced and not namespace:
+            return "unresolvable"
+        key = self.store.key_of_uid(str(reference.get("uid", "")))
+        if key is None:
+            return "absent"
+        owner_storage, owner_namespace, owner_name = key
+        if owner_name != reference.get("name"):
+            return "absent"
+        if owner_namespace and owner_namespace != namespace:
+            return "other-namespace"
+        return "solid"
+
+    def _owner_type(self, reference: dict[str, Any]) -> ResourceType | None:
+        group, _, version = str(reference.get("apiVersion", "")).rpartition("/")
+        return self.operations.resources.for_kind(group, version, str(reference.get("kind", "")))
+
+    def _invalid_namespace_event(self, storage_key: str, dependent: dict[str, Any], reference: dict[str, Any]) -> None:
+        """The Warning Event kube's garbage collector records on a dependent whose owner reference cannot be
+        in its namespace."""
+        events = self.operations.resources.find("", "v1", "events")
+        metadata = dependent["metadata"]
+        namespace = metadata.get("namespace") or "default"
+        if events is None:
+            return
+        resource_type = self.operations.storage_type(storage_key)
+        api_version = f"{resource_type.group}/{resource_type.version}".lstrip("/") if resource_type else ""
+        shown = (
+            f"[{reference.get('apiVersion', '')}/{reference.get('kind', '')}, "
+            f"namespace: {metadata.get('namespace', '')}, name: {reference.get('name', '')}, "
+            f"uid: {reference.get('uid', '')}]"
+        )
+        now = self.operations.now()
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"generateName": f"{metadata['name']}.", "namespace": namespace},
+            "involvedObject": {
+                "apiVersion": api_version,
+                "kind": resource_type.kind if resource_type else "",
+                "name": metadata["name"],
+                "namespace": metadata.get("namespace", ""),
+                "uid": metadata.get("uid", ""),
+            },
+            "reason": "OwnerRefInvalidNamespace",
+            "message": f"ownerRef {shown} does not exist in namespace {json.dumps(metadata.get('namespace', ''))}",
+            "type": "Warning",
+            "source": {"component": "garbage-collector-controller"},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+        }
+        self.operations.create(events, namespace, event, WriteOptions())
+
     def _foreground(self, owner_uid: str) -> None:
         for key in self.store.dependents_of(owner_uid):
             self._delete_key(key)
@@ -147,7 +245,7 @@ class Controllers:
 
     def _finish_foreground_if_done(self, owner_uid: str) -> None:
         key = self.store.key_of_uid(owner_uid)
-        if key is None or self.store.dependents_of(owner_uid):
+        if key is None or any(self._blocks(dependent, owner_uid) for dependent in self.store.dependents_of(owner_uid)):
             return
         owner = self.store.get(*key)
         if (
@@ -156,6 +254,12 @@ class Controllers:
             and FOREGROUND_FINALIZER in (owner["metadata"].get("finalizers") or [])
         ):
             self.operations.remove_finalizer(*key, FOREGROUND_FINALIZER, manager=_MANAGER)
+
+    def _blocks(self, key: tuple[str, str, str], owner_uid: str) -> bool:
+        """Whether a dependent holds its owner's foreground deletion: its reference sets blockOwnerDeletion."""
+        dependent = self.store.get(*key)
+        references = (dependent or {}).get("metadata", {}).get("ownerReferences") or []
+        return any(r.get("uid") == owner_uid and r.get("blockOwnerDeletion") is True for r in references)
 
     def _clean_namespace(self, namespace: str) -> None:
         for storage_key in self.store.storage_keys():

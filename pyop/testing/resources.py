@@ -233,6 +233,13 @@ class ResourceRegistry:
     def versions_of(self, storage_key: str) -> list[ResourceType]:
         return [rt for rt in self._by_endpoint.values() if rt.storage_key == storage_key]
 
+    def for_kind(self, group: str, version: str, kind: str) -> ResourceType | None:
+        """The served resource of a kind (an owner reference names a kind, not a resource)."""
+        return next(
+            (rt for rt in self._by_endpoint.values() if (rt.group, rt.version, rt.kind) == (group, version, kind)),
+            None,
+        )
+
     def serve_crd(self, name: str, types: list[ResourceType]) -> None:
         """(Re)register a CRD's versions; versions it no longer serves disappear."""
         self.unserve_crd(name)

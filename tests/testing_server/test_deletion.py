@@ -59,6 +59,7 @@ async def test_orphan_propagation_keeps_dependents_without_the_reference(api: Ap
 async def test_foreground_deletion_waits_for_dependents(api: Api) -> None:
     owner = await api.create_ok(CM, configmap("owner"))
     child = owned_by(configmap("child"), owner)
+    child["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] = True  # only these hold the owner
     child["metadata"]["finalizers"] = ["example.com/hold"]
     await api.create_ok(CM, child)
     status, marked = await api.delete(f"{CM}/owner", propagationPolicy="Foreground")
@@ -74,6 +75,63 @@ async def test_foreground_deletion_waits_for_dependents(api: Api) -> None:
     assert status == 200 and still_owner["metadata"]["deletionTimestamp"]
     await api.patch(f"{CM}/child", {"metadata": {"finalizers": None}}, MERGE)
     await eventually(lambda: _gone(api, f"{CM}/owner"), "owner deleted after its dependents")
+
+
+async def test_foreground_deletion_does_not_wait_for_dependents_that_do_not_block(api: Api) -> None:
+    owner = await api.create_ok(CM, configmap("owner"))
+    child = owned_by(configmap("child"), owner)
+    child["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(CM, child)
+    status, _ = await api.delete(f"{CM}/owner", propagationPolicy="Foreground")
+    assert status == 202
+    await eventually(lambda: _gone(api, f"{CM}/owner"), "owner deleted without waiting")
+    status, obj = await api.get(f"{CM}/child")
+    assert status == 200 and obj["metadata"].get("deletionTimestamp")  # deleted too, held by its own finalizer
+
+
+async def test_a_dependent_whose_owner_never_existed_is_collected(api: Api) -> None:
+    ghost = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ghost", "uid": "0000-never"}}
+    await api.create_ok(CM, owned_by(configmap("orphan"), ghost))
+    await eventually(lambda: _gone(api, f"{CM}/orphan"), "dependent of an absent owner deleted")
+
+
+async def test_a_dangling_reference_beside_a_solid_one_is_dropped(api: Api) -> None:
+    owner = await api.create_ok(CM, configmap("alive"))
+    ghost = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ghost", "uid": "0000-never"}}
+    await api.create_ok(CM, owned_by(configmap("kept"), owner, ghost))
+
+    async def only_solid() -> bool:
+        _, kept = await api.get(f"{CM}/kept")
+        return [r["name"] for r in kept["metadata"].get("ownerReferences") or []] == ["alive"]
+
+    await eventually(only_solid, "dangling reference removed")
+
+
+async def test_an_owner_in_another_namespace_is_absent_with_a_warning_event(api: Api) -> None:
+    await api.create_ok("/api/v1/namespaces", {"metadata": {"name": "elsewhere"}})
+    owner = await api.create_ok("/api/v1/namespaces/elsewhere/configmaps", configmap("owner"))
+    await api.create_ok(CM, owned_by(configmap("crossed"), owner))
+    await eventually(lambda: _gone(api, f"{CM}/crossed"), "cross-namespace dependent deleted")
+    _, events = await api.get("/api/v1/namespaces/default/events")
+    warnings = [e for e in events["items"] if e["reason"] == "OwnerRefInvalidNamespace"]
+    assert len(warnings) == 1 and warnings[0]["type"] == "Warning"
+    assert warnings[0]["involvedObject"]["name"] == "crossed"
+    assert warnings[0]["message"].startswith("ownerRef [v1/ConfigMap, namespace: default, name: owner, uid: ")
+    assert warnings[0]["message"].endswith('] does not exist in namespace "default"')
+
+
+async def test_a_cluster_scoped_dependent_of_a_namespaced_owner_is_never_collected(api: Api) -> None:
+    owner = await api.create_ok(CM, configmap("owner"))
+    namespace = owned_by({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "owned"}}, owner)
+    await api.create_ok("/api/v1/namespaces", namespace)
+
+    async def warned() -> bool:
+        _, events = await api.get("/api/v1/namespaces/default/events")
+        return any(e["reason"] == "OwnerRefInvalidNamespace" for e in events["items"])
+
+    await eventually(warned, "OwnerRefInvalidNamespace event")
+    status, _ = await api.get("/api/v1/namespaces/owned")
+    assert status == 200
 
 
 async def test_namespace_deletion_removes_its_objects_then_itself(api: Api) -> None:
