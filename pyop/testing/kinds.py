@@ -128,9 +128,24 @@ def validate_crd(crd: dict[str, Any]) -> list[ResourceType]:
                 "metadata.name",
             )
         )
+    if not causes:
+        causes = acceptance_causes(crd)
     if causes:
         raise invalid("CustomResourceDefinition", "apiextensions.k8s.io", name, causes)
     return types_from_crd(crd)
+
+
+def acceptance_causes(crd: dict[str, Any]) -> list[StatusCause]:
+    """What else kube-apiserver's CRD validation refuses (a schema that is not structural, a CEL rule that does
+    not compile, a default its schema rejects...), from the same offline check `pyop make manifests` runs
+    (pyop_scaffold.manifests.acceptance, shipped in the same distribution; it needs no CLI dependency)."""
+    try:
+        from pyop_scaffold.manifests.acceptance import check_crd
+    except ImportError:  # pragma: no cover - a copy of pyop without its generator package
+        return []
+    from pyop.testing.validation import cause_from_field_error
+
+    return [cause_from_field_error(error) for error in check_crd(crd)]
 
 
 def crd_status(crd: dict[str, Any], previous: dict[str, Any] | None, now: str) -> dict[str, Any]:
