@@ -38,6 +38,7 @@ from pyop.testing.errors import (
     expired,
     invalid,
     not_found,
+    qualified,
 )
 from pyop.testing.generation import desired_state
 from pyop.testing.object_validation import validate_object
@@ -322,16 +323,27 @@ class Operations:
             raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
         metadata["namespace"] = namespace
 
-    def _require_live_namespace(self, namespace: str) -> None:
+    def _require_live_namespace(self, namespace: str, resource_type: ResourceType, name: str = "") -> None:
+        """NamespaceLifecycle admission: no new objects in a namespace that is gone or being terminated (403
+        Forbidden naming the object, with the `NamespaceTerminating` cause clients look for)."""
         ns = self.store.get("namespaces", "", namespace)
         if ns is None:
             raise not_found("namespaces", "", namespace)
         if _is_being_deleted(ns):
+            resource = qualified(resource_type.plural, resource_type.group)
+            subject = f'{resource} "{name}"' if name else resource
             raise ApiError(
                 403,
-                f"unable to create new content in namespace {namespace} because it is being terminated",
-                name=namespace,
-                kind="namespaces",
+                f"{subject} is forbidden: unable to create new content in namespace {namespace} "
+                "because it is being terminated",
+                name=name,
+                group=resource_type.group,
+                kind=resource_type.plural,
+                causes=[
+                    StatusCause(
+                        "NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace"
+                    )
+                ],
             )
 
     def _validate_name(self, resource_type: ResourceType, name: str) -> None:
@@ -392,7 +404,7 @@ class Operations:
         if admitting:
             # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
             if resource_type.namespaced:
-                self._require_live_namespace(namespace)
+                self._require_live_namespace(namespace, resource_type, metadata.get("name", ""))
             obj = self._decode(resource_type, obj, options)
             mutated = suspend(self._point(MUTATING, "CREATE", resource_type, "", namespace, obj, None, options))
             obj = self._check_identity(resource_type, mutated)
@@ -404,7 +416,7 @@ class Operations:
         name = metadata.get("name", "")
         self._validate_name(resource_type, name)
         if resource_type.namespaced:
-            self._require_live_namespace(namespace)
+            self._require_live_namespace(namespace, resource_type, name)
         if self.store.get(resource_type.storage_key, namespace, name) is not None:
             raise already_exists(resource_type.plural, resource_type.group, name)
         sent_managed = metadata.get("managedFields")
@@ -441,7 +453,7 @@ class Operations:
             suspend(self._point(VALIDATING, "CREATE", resource_type, "", namespace, served, None, options))
             # The store may have moved on while the webhooks answered.
             if resource_type.namespaced:
-                self._require_live_namespace(namespace)
+                self._require_live_namespace(namespace, resource_type, name)
             if self.store.get(resource_type.storage_key, namespace, name) is not None:
                 raise already_exists(resource_type.plural, resource_type.group, name)
         obj = stored_as(obj, resource_type)  # encoded in the storage version (a CRD's conversion webhook)

@@ -145,7 +145,18 @@ async def test_namespace_deletion_removes_its_objects_then_itself(api: Api) -> N
     assert status == 202 and namespace["status"]["phase"] == "Terminating"
     await eventually(lambda: _gone(api, f"{base}/plain"), "namespace contents deleted")
     status, error = await api.post(base, configmap("late"))
-    assert status == 403 and "being terminated" in error["message"]
+    assert status == 403 and error["reason"] == "Forbidden"
+    assert error["message"] == (
+        'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being '
+        "terminated"
+    )
+    assert error["details"]["causes"] == [
+        {
+            "reason": "NamespaceTerminating",
+            "message": "namespace doomed is being terminated",
+            "field": "metadata.namespace",
+        }
+    ]
     status, _ = await api.get("/api/v1/namespaces/doomed")
     assert status == 200
     await api.patch(f"{base}/held", {"metadata": {"finalizers": None}}, MERGE)
