@@ -98,9 +98,13 @@ class FieldManager:
         self._remember(entries, managers)
         return managers
 
-    def _encoded(self, managers: mf.Managers) -> Entries:
-        """The managedFields list of ``managers``, remembered as decoded (the next write starts from it)."""
+    def _encoded(self, managers: mf.Managers, live: Any = None) -> Entries:
+        """The managedFields list of ``managers``, remembered as decoded (the next write starts from it);
+        ``live`` itself when it holds the very same entries (nothing to store anew)."""
         entries, decoded = mf.encode_with_managers(managers)
+        same_length = isinstance(live, list) and len(live) == len(entries)
+        if same_length and all(a is b for a, b in zip(live, entries, strict=True)):
+            entries = live
         if entries:
             self._remember(entries, decoded)
         return entries
@@ -140,7 +144,7 @@ class FieldManager:
         result = mf.update(
             current, new, self.schema(resource_type), managers, writer, self.scope(resource_type, subresource)
         )
-        return self._encoded(result)
+        return self._encoded(result, live)
 
     def apply(
         self,
@@ -185,7 +189,7 @@ class FieldManager:
             ) from None
         if live is None:
             merged = config  # merged into nothing: the configuration itself (the skeleton only shaped the fields)
-        return merged, self._encoded(result)
+        return merged, self._encoded(result, live["metadata"].get("managedFields") if live is not None else None)
 
 
 def _identity(resource_type: ResourceType, config: dict[str, Any]) -> str:

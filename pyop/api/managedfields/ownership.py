@@ -323,7 +323,11 @@ def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: Fi
     if owned:
         previous = result.get(writer.identity)
         fields = union(previous.fields, owned) if previous is not None else owned
-        result[writer.identity] = _with(writer, fields, writer.time)
+        original = managers.get(writer.identity)
+        if original is not None and original.time == writer.time and original.fields == fields:
+            result[writer.identity] = original  # the same entry again (a writer repeating itself within a second)
+        else:
+            result[writer.identity] = _with(writer, fields, writer.time)
     return _cap_updaters(result)
 
 
