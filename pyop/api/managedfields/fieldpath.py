@@ -95,22 +95,28 @@ def _union_node(left: FieldSet, right: FieldSet) -> FieldSet:
 
 
 def difference(left: FieldSet, right: FieldSet) -> FieldSet:
-    """The paths of ``left`` that are not in ``right`` (members and paths below are told apart)."""
+    """The paths of ``left`` that are not in ``right`` (members and paths below are told apart); ``left`` itself
+    when nothing is taken away. Only elements in both matter, so the smaller side is walked."""
     if not right or not left:
         return left
     result: FieldSet | None = None
-    for key, value in left.items():
+    keys = right if len(right) < len(left) else left
+    for key in keys:
+        if key == SELF:
+            continue
+        value = left.get(key)
         other = right.get(key)
-        if other is None:
+        if value is None or other is None:
             continue
         if other is value:
             node = None
         else:
-            member = is_member(value) and not is_member(other)
-            below = difference(children(value), children(other))
-            node = make(member, below)
-            if node is not None and member == is_member(value) and below is children(value):
+            member = (not value or SELF in value) and not (not other or SELF in other)
+            below_left = children(value) if SELF in value else value
+            below = difference(below_left, children(other) if SELF in other else other)
+            if below is below_left and member == (not value or SELF in value):
                 continue
+            node = make(member, below)
         if result is None:
             result = dict(left)
         if node is None:
