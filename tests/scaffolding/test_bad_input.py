@@ -127,7 +127,8 @@ CASES = [
         "edit-nothing",
         "project",
         ("edit",),
-        "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version or --plugins",
+        "nothing to edit: pass --multigroup, --namespaced, --license, --owner, --kubernetes-version, --plugins "
+        "or --certificates",
     ),
     (
         "edit-bad-plugin",
