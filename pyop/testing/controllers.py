@@ -88,6 +88,8 @@ class Controllers:
             return
         if resource_type.storage_key == "namespaces":
             self._enqueue("namespace", obj["metadata"]["name"])
+        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
+            self._enqueue("crd-cleanup", obj["metadata"]["name"])
         if FOREGROUND_FINALIZER in (obj["metadata"].get("finalizers") or []):
             self._enqueue("foreground", obj["metadata"]["uid"])
 
@@ -123,6 +125,8 @@ class Controllers:
                     aggregate_cluster_roles(self.operations)
                 elif kind == "verify":
                     self._verify_owners(*item)
+                elif kind == "crd-cleanup":
+                    self._clean_crd(item)
             except ApiError as error:  # a client raced us (conflict, gone): the next event retries
                 log.debug("controller step %s failed: %s", kind, error.message)
             except Exception:  # never let one bad object stop garbage collection for the whole server
@@ -152,6 +156,11 @@ class Controllers:
         namespace = obj["metadata"].get("namespace")
         if namespace:
             self._finish_namespace_if_empty(namespace)
+        group = obj.get("apiVersion", "").rpartition("/")[0]
+        for resource_type in self.operations.resources.versions_of_kind(group, obj.get("kind", "")):
+            if resource_type.custom and kinds.crd_terminating(self.store, resource_type):
+                self._enqueue("crd-cleanup", f"{resource_type.plural}.{resource_type.group}")
+                break
 
     def _verify_owners(self, storage_key: str, namespace: str, seen: dict[str, Any]) -> None:
         """kube's attemptToDeleteItem for one dependent: delete it when every owner is absent, else drop the
@@ -260,6 +269,22 @@ class Controllers:
         dependent = self.store.get(*key)
         references = (dependent or {}).get("metadata", {}).get("ownerReferences") or []
         return any(r.get("uid") == owner_uid and r.get("blockOwnerDeletion") is True for r in references)
+
+    def _clean_crd(self, name: str) -> None:
+        """apiextensions' finalizer controller: delete every custom resource of a CRD being deleted (each waits for
+        its own finalizers), then let the CRD go."""
+        crd = self.store.get(kinds.CRD_STORAGE_KEY, "", name)
+        if crd is None or not crd["metadata"].get("deletionTimestamp"):
+            return
+        served = [rt for rt in types_from_crd(crd) if self.operations.resources.find(rt.group, rt.version, rt.plural)]
+        storage_type = self.operations.storage_type(served[0].storage_key) if served else None
+        if storage_type is not None:
+            key = storage_type.storage_key
+            for obj in list(self.store.objects(key)):
+                self._delete_key((key, obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
+            if any(True for _ in self.store.objects(key)):
+                return  # held by their finalizers: the last removal comes back here
+        self.operations.remove_finalizer(kinds.CRD_STORAGE_KEY, "", name, kinds.CRD_CLEANUP_FINALIZER, manager=_MANAGER)
 
     def _clean_namespace(self, namespace: str) -> None:
         for storage_key in self.store.storage_keys():

@@ -288,7 +288,10 @@ class ApiHandler:
             result, gone = await self._admitted(
                 lambda body: ops.delete(resource_type, ns, name, delete_options, options), body, warnings
             )
-            return _with_warnings(json_response(result, 200 if gone else 202), warnings)
+            # kube-apiserver's delete handler: 200 with the object, gone or held by finalizers; 202 only when
+            # the object stays and the (deprecated) orphanDependents=false asked for cascading deletion.
+            held_cascade = not gone and delete_options.get("orphanDependents") is False
+            return _with_warnings(json_response(result, 202 if held_cascade else 200), warnings)
         raise ApiError(405, "the server does not allow this method on the requested resource")
 
     async def _watch(

@@ -16,6 +16,7 @@ from pyop.testing.errors import ApiError, StatusCause, invalid
 from pyop.testing.resources import ResourceType, types_from_crd
 
 CRD_STORAGE_KEY = "customresourcedefinitions.apiextensions.k8s.io"
+CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 NAMESPACE_FINALIZER = "kubernetes"
 
 
@@ -160,7 +161,8 @@ def crd_status(crd: dict[str, Any], previous: dict[str, Any] | None, now: str) -
         stored.append(storage)
     previous_conditions = ((previous or {}).get("status") or {}).get("conditions")
     if previous_conditions:
-        return {"conditions": previous_conditions, "acceptedNames": names, "storedVersions": stored}
+        conditions = _terminating(crd, previous_conditions, now)
+        return {"conditions": conditions, "acceptedNames": names, "storedVersions": stored}
     conditions = [
         {
             "type": "NamesAccepted",
@@ -177,7 +179,32 @@ def crd_status(crd: dict[str, Any], previous: dict[str, Any] | None, now: str) -
             "lastTransitionTime": now,
         },
     ]
-    return {"conditions": conditions, "acceptedNames": names, "storedVersions": stored}
+    return {"conditions": _terminating(crd, conditions, now), "acceptedNames": names, "storedVersions": stored}
+
+
+def _terminating(crd: dict[str, Any], conditions: list[dict[str, Any]], now: str) -> list[dict[str, Any]]:
+    """A CRD being deleted says so (Terminating=True) while its custom resources are removed."""
+    if not crd["metadata"].get("deletionTimestamp"):
+        return conditions
+    if any(c.get("type") == "Terminating" and c.get("status") == "True" for c in conditions):
+        return conditions
+    kept = [c for c in conditions if c.get("type") != "Terminating"]
+    return [
+        *kept,
+        {
+            "type": "Terminating",
+            "status": "True",
+            "reason": "InstanceDeletionInProgress",
+            "message": "CustomResource deletion is in progress",
+            "lastTransitionTime": now,
+        },
+    ]
+
+
+def crd_terminating(store: Any, resource_type: ResourceType) -> bool:
+    """Whether the CRD serving a custom resource type is being deleted."""
+    crd = store.get(CRD_STORAGE_KEY, "", f"{resource_type.plural}.{resource_type.group}")
+    return bool(crd and crd["metadata"].get("deletionTimestamp"))
 
 
 def reject_strategic_merge(resource_type: ResourceType) -> None:

@@ -398,6 +398,8 @@ class Operations:
             return reviews.answer(Authorization(self.store, self.users), resource_type, namespace, obj, options.user)
         if metadata.get("resourceVersion"):
             raise ApiError(500, "resourceVersion should not be set on objects to be created", reason="InternalError")
+        if resource_type.custom and kinds.crd_terminating(self.store, resource_type):
+            raise ApiError(405, "create not allowed while custom resource definition is terminating")
         admitting = self.admission_active and not kinds.exempt_from_admission(resource_type)
         obj = self._decode_builtin(resource_type, obj, options)
         metadata = obj["metadata"]
@@ -987,6 +989,9 @@ class Operations:
         new_meta = new["metadata"]
         if policy == "Foreground" and self.store.dependents_of(meta["uid"]):
             new_meta["finalizers"] = [*(new_meta.get("finalizers") or []), FOREGROUND_FINALIZER]
+        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
+            # The CRD's REST storage: its custom resources are deleted first (Controllers), then the CRD.
+            new_meta["finalizers"] = [*(new_meta.get("finalizers") or []), kinds.CRD_CLEANUP_FINALIZER]
         if not _finalizers_remain(resource_type, new):
             if options.dry_run:
                 return served_as(current, resource_type), True
@@ -998,6 +1003,8 @@ class Operations:
             new_meta["generation"] += 1
         if resource_type.storage_key == "namespaces":
             new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
+        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
+            new["status"] = kinds.crd_status(new, current, self.now())
         if options.dry_run:
             return served_as(new, resource_type), False
         self._commit(resource_type, "MODIFIED", new, current)

@@ -233,6 +233,10 @@ class ResourceRegistry:
     def versions_of(self, storage_key: str) -> list[ResourceType]:
         return [rt for rt in self._by_endpoint.values() if rt.storage_key == storage_key]
 
+    def versions_of_kind(self, group: str, kind: str) -> list[ResourceType]:
+        """Every served version of a kind."""
+        return [rt for rt in self._by_endpoint.values() if (rt.group, rt.kind) == (group, kind)]
+
     def for_kind(self, group: str, version: str, kind: str) -> ResourceType | None:
         """The served resource of a kind (an owner reference names a kind, not a resource)."""
         return next(

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, eventually
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
@@ -189,8 +189,41 @@ async def test_deleting_a_crd_stops_serving_and_removes_its_objects(api: Api) ->
     assert status == 200
     assert (await watch.next_of("DELETED"))["object"]["metadata"]["name"] == "w"
     watch.close()
-    status, _ = await api.get(WIDGETS)
-    assert status == 404
+
+    async def unserved() -> bool:
+        status, _ = await api.get(WIDGETS)
+        return status == 404
+
+    await eventually(unserved, "the CRD's endpoint removed once its objects are gone")
+
+
+async def test_a_crd_waits_for_its_custom_resources_finalizers(api: Api) -> None:
+    await _install(api)
+    held = widget("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(WIDGETS, held)
+    status, crd = await api.delete(f"{CRD_PATH}/widgets.example.com")
+    assert status == 200 and crd["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
+    terminating = [c for c in crd["status"]["conditions"] if c["type"] == "Terminating"]
+    assert terminating and terminating[0]["status"] == "True"
+
+    async def held_terminating() -> bool:
+        status, obj = await api.get(f"{WIDGETS}/held")
+        return status == 200 and bool(obj["metadata"].get("deletionTimestamp"))
+
+    await eventually(held_terminating, "the custom resource marked for deletion")
+    status, refused = await api.post(WIDGETS, widget("late"))
+    assert status == 405 and refused["reason"] == "MethodNotAllowed"
+    assert refused["message"] == "create not allowed while custom resource definition is terminating"
+    status, still = await api.get(f"{CRD_PATH}/widgets.example.com")
+    assert status == 200  # held while its objects are
+    await api.patch(f"{WIDGETS}/held", {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+
+    async def crd_gone() -> bool:
+        status, _ = await api.get(f"{CRD_PATH}/widgets.example.com")
+        return status == 404
+
+    await eventually(crd_gone, "the CRD deleted after its last object")
 
 
 async def test_load_crds_from_a_folder(tmp_path: Path, server: TestAPIServer, api: Api) -> None:

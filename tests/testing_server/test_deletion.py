@@ -63,7 +63,7 @@ async def test_foreground_deletion_waits_for_dependents(api: Api) -> None:
     child["metadata"]["finalizers"] = ["example.com/hold"]
     await api.create_ok(CM, child)
     status, marked = await api.delete(f"{CM}/owner", propagationPolicy="Foreground")
-    assert status == 202
+    assert status == 200
     assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
 
     async def child_marked() -> bool:
@@ -83,7 +83,7 @@ async def test_foreground_deletion_does_not_wait_for_dependents_that_do_not_bloc
     child["metadata"]["finalizers"] = ["example.com/hold"]
     await api.create_ok(CM, child)
     status, _ = await api.delete(f"{CM}/owner", propagationPolicy="Foreground")
-    assert status == 202
+    assert status == 200
     await eventually(lambda: _gone(api, f"{CM}/owner"), "owner deleted without waiting")
     status, obj = await api.get(f"{CM}/child")
     assert status == 200 and obj["metadata"].get("deletionTimestamp")  # deleted too, held by its own finalizer
@@ -142,7 +142,7 @@ async def test_namespace_deletion_removes_its_objects_then_itself(api: Api) -> N
     held["metadata"]["finalizers"] = ["example.com/hold"]
     await api.create_ok(base, held)
     status, namespace = await api.delete("/api/v1/namespaces/doomed")
-    assert status == 202 and namespace["status"]["phase"] == "Terminating"
+    assert status == 200 and namespace["status"]["phase"] == "Terminating"
     await eventually(lambda: _gone(api, f"{base}/plain"), "namespace contents deleted")
     status, error = await api.post(base, configmap("late"))
     assert status == 403 and error["reason"] == "Forbidden"
@@ -171,3 +171,20 @@ async def test_delete_collection_with_label_selector(api: Api) -> None:
     assert status == 200 and len(deleted["items"]) == 2
     status, remaining = await api.get(CM)
     assert [item["metadata"]["name"] for item in remaining["items"]] == ["c"]
+
+
+async def test_delete_status_codes_are_kube_apiservers(api: Api) -> None:
+    """200 with the object, gone or held by finalizers; 202 only for orphanDependents=false on a held object."""
+    held = configmap("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(CM, held)
+    status, body = await api.delete(f"{CM}/held")
+    assert status == 200 and body["metadata"]["deletionTimestamp"]
+    again = configmap("again")
+    again["metadata"]["finalizers"] = ["example.com/hold"]
+    await api.create_ok(CM, again)
+    status, body = await api.delete(f"{CM}/again", {"orphanDependents": False})
+    assert status == 202 and body["metadata"]["deletionTimestamp"]
+    await api.create_ok(CM, configmap("plain"))
+    status, _ = await api.delete(f"{CM}/plain", {"orphanDependents": False})
+    assert status == 200  # gone at once
