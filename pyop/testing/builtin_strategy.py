@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pyop.api.definitions import PINNED_KUBERNETES_VERSION, definition_for_kind, normalise_version
+from pyop.api.definitions import (
+    PINNED_KUBERNETES_VERSION,
+    definition_for_kind,
+    load_definitions,
+    normalise_version,
+    reference_target,
+)
 from pyop.testing import defaulting, generation
 from pyop.testing.decoding import DecodeError, decoder_for
 from pyop.testing.errors import ApiError
@@ -78,6 +84,16 @@ class BuiltinStrategy:
                 warnings.extend(unknown_field_warning(path) for path in result.unknown)
         return defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj, old)
 
+    def zero_status(self, resource_type: ResourceType) -> dict[str, Any]:
+        """The status a built-in registry writes on create (`obj.Status = StatefulSetStatus{}`), as Go encodes it:
+        the zero value of every field without `omitempty` (the definition's required ones), so a new StatefulSet
+        reads back `status: {replicas: 0, availableReplicas: 0}` and a new Deployment `status: {}`."""
+        definition = self.definition(resource_type)
+        definitions = load_definitions(self.kubernetes_version)
+        status = ((definitions.get(definition) or {}).get("properties") or {}).get("status") or {}
+        reference = status.get("$ref")
+        return _go_zero(definitions, reference_target(reference)) if isinstance(reference, str) else {}
+
     def _cannot_handle(self, resource_type: ResourceType, detail: str) -> ApiError:
         kind, version = resource_type.kind, resource_type.version
         return ApiError(
@@ -88,3 +104,23 @@ class BuiltinStrategy:
         return generation.rule_for(
             resource_type.group, resource_type.kind, custom=resource_type.custom, kubernetes_version=self.version_tuple
         )
+
+
+def _go_zero(definitions: Any, name: str, depth: int = 0) -> dict[str, Any]:
+    """Go's JSON of a zero struct: required scalars as 0, false or "", required structs as their own zero."""
+    schema = definitions.get(name) or {}
+    zero: dict[str, Any] = {}
+    for field in schema.get("required") or ():
+        prop = (schema.get("properties") or {}).get(field) or {}
+        kind = prop.get("type")
+        kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+        if kind in ("integer", "number"):
+            zero[field] = 0
+        elif kind == "boolean":
+            zero[field] = False
+        elif kind == "string":
+            zero[field] = ""
+        elif isinstance(prop.get("$ref"), str) and depth < 8:
+            zero[field] = _go_zero(definitions, reference_target(prop["$ref"]), depth + 1)
+    return zero
+

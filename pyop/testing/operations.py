@@ -437,6 +437,8 @@ class Operations:
         else:
             metadata.pop("generation", None)
         kinds.prepare_for_create(resource_type, obj)
+        if not resource_type.custom and obj.get("status") == {}:
+            obj["status"] = self.builtin.zero_status(resource_type)  # Go's encoding of the reset status
         self._registry_defaults(resource_type, obj)
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             kinds.validate_crd(obj)
