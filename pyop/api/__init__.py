@@ -4,6 +4,7 @@ Typed models of the built-in Kubernetes kinds live in `pyop.api.k8s` (`from pyop
 Deployment`), loaded only when imported.
 """
 
+from pyop.api.builtin_types import Duration, IntOrString, MicroTime, Quantity, Time
 from pyop.api.model import (
     Condition,
     GroupVersion,
@@ -22,18 +23,23 @@ from pyop.api.types import Int32, Int64, SchemaFormat
 
 __all__ = [
     "Condition",
+    "Duration",
     "GroupVersion",
     "Int32",
     "Int64",
+    "IntOrString",
     "KubeModel",
     "ListMeta",
     "ManagedFieldsEntry",
+    "MicroTime",
     "ObjectMeta",
     "OwnerReference",
+    "Quantity",
     "Resource",
     "ResourceInfo",
     "ResourceList",
     "SchemaFormat",
+    "Time",
     "default_plural",
     "pluralize",
     "wire_aliases",

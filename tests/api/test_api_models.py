@@ -65,3 +65,12 @@ def test_lists_hold_typed_items() -> None:
     listed = ShipList.model_validate({"metadata": {"resourceVersion": "7", "continue": "t"}, "items": [{"spec": {}}]})
     assert listed.metadata.resource_version == "7" and listed.metadata.continue_ == "t"
     assert isinstance(listed.items[0], Ship)
+
+
+def test_kubernetes_scalar_types_come_with_the_model_bases() -> None:
+    """docs/getting-started.md imports Int32, Quantity and IntOrString "with the others" from pyop.api."""
+    import pyop.api
+    from pyop.api import builtin_types
+
+    for name in ("Quantity", "IntOrString", "Time", "MicroTime", "Duration"):
+        assert getattr(pyop.api, name) is getattr(builtin_types, name) and name in pyop.api.__all__
