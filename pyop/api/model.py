@@ -39,7 +39,46 @@ class KubeModel(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return wire_dump(self)
+
+
+def wire_dump(obj: BaseModel) -> dict[str, Any]:
+    """A model as the API server expects it: aliases, no None (Go's `omitempty` on pointers), and no empty list
+    or map in a field whose default is that empty list or map that nobody set (Go's `omitempty` on slices and
+    maps). Without the latter, a status read without `conditions` and written back unchanged would gain
+    `conditions: []` from its `= []` default: a field the stored object did not have."""
+    data: dict[str, Any] = obj.model_dump(by_alias=True, exclude_none=True, mode="json")
+    _omit_unset_empty(obj, data)
+    return data
+
+
+def _omit_unset_empty(obj: BaseModel, data: dict[str, Any]) -> None:
+    fields_set = obj.model_fields_set
+    for name, info in type(obj).model_fields.items():
+        key = info.serialization_alias or info.alias or name
+        if key not in data:
+            continue
+        value = getattr(obj, name, None)
+        if name not in fields_set and data[key] in ([], {}) and _empty_default(info):
+            del data[key]
+        elif isinstance(value, BaseModel) and isinstance(data[key], dict):
+            _omit_unset_empty(value, data[key])
+        elif isinstance(value, list) and isinstance(data[key], list):
+            for item, dumped in zip(value, data[key], strict=False):
+                if isinstance(item, BaseModel) and isinstance(dumped, dict):
+                    _omit_unset_empty(item, dumped)
+        elif isinstance(value, dict) and isinstance(data[key], dict):
+            for item_key, item in value.items():
+                dumped = data[key].get(item_key)
+                if isinstance(item, BaseModel) and isinstance(dumped, dict):
+                    _omit_unset_empty(item, dumped)
+
+
+def _empty_default(info: Any) -> bool:
+    factory = info.default_factory
+    if factory in (list, dict):
+        return True
+    return factory is None and info.default in ([], {})
 
 
 def wire_aliases(irregular: Mapping[str, str]) -> ConfigDict:

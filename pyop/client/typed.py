@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
+from pyop.api.model import wire_dump
 from pyop.client.config import ClientConfig
 from pyop.client.discovery import RESTMapper
 from pyop.client.dynamic import (
@@ -95,9 +96,8 @@ def _warn_if_lossy(obj: BaseModel, verb: str) -> None:
 
 
 def dump(obj: BaseModel) -> dict[str, Any]:
-    """A model as the API server expects it."""
-    result: dict[str, Any] = obj.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return result
+    """A model as the API server expects it (pyop.api.model.wire_dump: Go's omitempty)."""
+    return wire_dump(obj)
 
 
 def dump_for_apply(obj: BaseModel) -> dict[str, Any]:

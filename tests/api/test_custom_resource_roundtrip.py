@@ -14,7 +14,6 @@ import contextlib
 from datetime import datetime
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from k8s_objects import SPECIAL, object_of
@@ -166,7 +165,6 @@ def test_writes_of_a_custom_resource_keep_its_embedded_built_in_types() -> None:
     assert tried == set(WRITES)
 
 
-@pytest.mark.xfail(strict=True, reason="dump writes the default [] of list fields the stored object did not have")
 def test_a_status_write_adds_no_empty_lists() -> None:
     """A status read without `active` and `conditions` (another writer's, or an older controller's) and written
     back unchanged stays without them: Go's `omitempty` writes nothing for an empty list, and neither should a
