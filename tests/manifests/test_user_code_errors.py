@@ -157,7 +157,7 @@ def test_debug_off_again_in_the_next_run(tmp_path: Path) -> None:
     ("annotation", "fix"),
     [
         ("Any", "add `from typing import Any`"),
-        ("Quantity | None", "add `from pyop.api.builtin_types import Quantity`"),
+        ("Quantity | None", "add `from pyop.api import Quantity`"),
         ("datetime.date | None", "add `import datetime`"),
         ("Widget | None", f"import or define Widget in {TYPES}"),
     ],
