@@ -3,9 +3,9 @@
 Importing the Typer app, rich, pydantic and the generator costs several times what checking the stamp does (see
 pyop_scaffold.manifests.incremental), and `make test`/`make run` call `make manifests` every time. So the console
 script hands the command line here first. Only the plain forms are recognised (`--check`, `--max-desc-len N`,
-`--header-file F`, `--project-dir D`, `--verbose`, with `=` or a separate value); anything else (help, `--debug`,
-a typo) goes to the full CLI, which also handles every error. What is printed is what the full run prints for the
-same outcome (a test compares them).
+`--header-file F`, `--project-dir D` or `-C D`, `--verbose`, with `=` or a separate value); anything else (help,
+`--debug`, a typo) goes to the full CLI, which also handles every error. What is printed is what the full run
+prints for the same outcome (a test compares them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ from pathlib import Path
 
 from pyop_scaffold.cli.terminal import styled_output
 
-_VALUED = {"--max-desc-len": "max_desc_len", "--header-file": "header_file", "--project-dir": "project_dir"}
+_VALUED = {
+    "--max-desc-len": "max_desc_len",
+    "--header-file": "header_file",
+    "--project-dir": "project_dir",
+    "-C": "project_dir",
+}
 _FLAGS = {"--check": "check", "--verbose": "verbose", "-v": "verbose"}
 
 

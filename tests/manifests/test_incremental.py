@@ -196,6 +196,21 @@ def test_the_shortcut_prints_what_a_full_run_prints_without_importing_the_genera
     assert probe.stdout.splitlines()[-1] == "False False"
 
 
+def test_the_shortcut_reads_the_project_folder_from_either_spelling(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    env = {**os.environ, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], "TTY_COMPATIBLE": "0"}
+    assert _cli(tmp_path, "-C", str(root), env=env).returncode == 0
+    probe = (
+        "import sys; sys.argv = ['pyop', 'make', 'manifests', {flag!r}, {root!r}]; "
+        "from pyop_scaffold.cli.entry import main; main(); print('pydantic' in sys.modules)"
+    )
+    for flag in ("-C", "--project-dir"):
+        command = [sys.executable, "-c", probe.format(flag=flag, root=str(root))]
+        subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, check=True)  # stamps
+        second = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, check=True)
+        assert second.stdout.splitlines()[-1] == "False", flag
+
+
 def test_bad_options_still_get_the_full_clis_error(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
     env = {**os.environ, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}
