@@ -99,14 +99,19 @@ class Controllers:
         if event_type != "DELETED":
             resources.serve_crd(name, types_from_crd(crd))
             return
-        served = [rt for rt in types_from_crd(crd) if resources.find(rt.group, rt.version, rt.plural) is not None]
-        if served:
-            storage_type = self.operations.storage_type(served[0].storage_key) or served[0]
+        storage_type = self._served_storage_type(crd)
+        if storage_type is not None:
             self.operations.remove_all(storage_type)
             for watcher in list(self.operations.watchers):
                 if watcher.resource_type.storage_key == storage_type.storage_key:
                     watcher.close()
         resources.unserve_crd(name)
+
+    def _served_storage_type(self, crd: dict[str, Any]) -> ResourceType | None:
+        """The resource type a CRD's objects are stored under, while any of its versions is served."""
+        resources = self.operations.resources
+        served = [rt for rt in types_from_crd(crd) if resources.find(rt.group, rt.version, rt.plural) is not None]
+        return (self.operations.storage_type(served[0].storage_key) or served[0]) if served else None
 
     # --- background work ------------------------------------------------------------------------------
 
@@ -276,8 +281,7 @@ class Controllers:
         crd = self.store.get(kinds.CRD_STORAGE_KEY, "", name)
         if crd is None or not crd["metadata"].get("deletionTimestamp"):
             return
-        served = [rt for rt in types_from_crd(crd) if self.operations.resources.find(rt.group, rt.version, rt.plural)]
-        storage_type = self.operations.storage_type(served[0].storage_key) if served else None
+        storage_type = self._served_storage_type(crd)
         if storage_type is not None:
             key = storage_type.storage_key
             for obj in list(self.store.objects(key)):

@@ -239,10 +239,7 @@ class ResourceRegistry:
 
     def for_kind(self, group: str, version: str, kind: str) -> ResourceType | None:
         """The served resource of a kind (an owner reference names a kind, not a resource)."""
-        return next(
-            (rt for rt in self._by_endpoint.values() if (rt.group, rt.version, rt.kind) == (group, version, kind)),
-            None,
-        )
+        return next((rt for rt in self.versions_of_kind(group, kind) if rt.version == version), None)
 
     def serve_crd(self, name: str, types: list[ResourceType]) -> None:
         """(Re)register a CRD's versions; versions it no longer serves disappear."""
