@@ -385,6 +385,20 @@ def make_docs(project_dir: ProjectDir = Path("."), verbose: Verbose = False) -> 
     _run(lambda: run_make_docs(project_dir), verbose=verbose)
 
 
+@make_app.command("models", cls=KubebuilderBoolFlags)
+def make_models(
+    force: Annotated[bool, typer.Option(help="Overwrite files there that pyop did not generate.")] = False,
+    project_dir: ProjectDir = Path("."),
+    verbose: Verbose = False,
+) -> None:
+    """Generate the typed models of the built-in kinds for PROJECT's kubernetesVersion (<package>/k8s), when it
+    is not the version pyop's own models (pyop.api.k8s) were generated from."""
+    from pyop_scaffold.commands.make_models import ModelsOptions
+    from pyop_scaffold.commands.make_models import make_models as run_make_models
+
+    _run(lambda: run_make_models(project_dir, ModelsOptions(force=force)), verbose=verbose)
+
+
 app.command("test-server", cls=KubebuilderBoolFlags)(test_server_command)
 
 

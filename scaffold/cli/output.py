@@ -46,11 +46,19 @@ def print_report(report: Report, *, verbose_unchanged: bool = False) -> None:
 
 def _report_lines(report: Report, verbose_unchanged: bool) -> list[_Line]:
     lines: list[_Line] = []
+    folded: dict[tuple[str, Action], int] = {}
     for planned in report.files:
         if planned.action is Action.UNCHANGED and not verbose_unchanged:
             continue
+        folder = next((f for f in report.collapsed if planned.path.startswith(f + "/")), None)
+        if folder is not None and planned.action is not Action.UNCHANGED:
+            folded[(folder, planned.action)] = folded.get((folder, planned.action), 0) + 1
+            continue
         word, style = _STYLES[planned.action]
         lines.append(_Line("  ", style, f"{word:>9}", f"  {planned.path}"))
+    for (folder, action), count in folded.items():
+        word, style = _STYLES[action]
+        lines.append(_Line("  ", style, f"{word:>9}", f"  {folder}/ ({count} generated files)"))
     unchanged = sum(1 for f in report.files if f.action is Action.UNCHANGED)
     if unchanged and not verbose_unchanged:
         lines.append(_Line("  ", "dim", f"{unchanged} file(s) unchanged", " (--verbose lists them)"))

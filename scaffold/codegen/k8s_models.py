@@ -119,10 +119,11 @@ class TypeRef:
     definition: str
     package: str  # e.g. "apps.v1"
     name: str  # class name
+    root_package: str = ROOT_PACKAGE
 
     @property
     def module_package(self) -> str:
-        return f"{ROOT_PACKAGE}.{self.package}"
+        return f"{self.root_package}.{self.package}"
 
 
 @dataclass
@@ -491,15 +492,18 @@ def _wire_aliases(aliases: Mapping[str, str]) -> str:
 class Generator:
     """Everything the generated package is made of, computed once from one version's definitions."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, root_package: str = ROOT_PACKAGE) -> None:
+        """``root_package``: the package the files are written as (`pyop.api.k8s`, or a project's `<package>.k8s`
+        for a Kubernetes version other than the one pyop ships models of)."""
         self.version = normalise_version(version)
+        self.root_package = root_package
         self.definitions = load_definitions(self.version)
         self.refs: dict[str, TypeRef] = {}
         for definition in sorted(self.definitions):
             placed = place(definition)
             if placed is not None:
                 group, version_name, name = placed
-                self.refs[definition] = TypeRef(definition, f"{group}.{version_name}", name)
+                self.refs[definition] = TypeRef(definition, f"{group}.{version_name}", name, root_package)
         self.roots = self._roots()
         self.modules = self._modules()
         self._module_of = {d: spec for spec in self.modules for d in spec.definitions}
@@ -552,7 +556,7 @@ class Generator:
 
     def module_of(self, definition: str) -> str:
         spec = self._module_of[definition]
-        return f"{ROOT_PACKAGE}.{spec.package}.{spec.filename}"
+        return f"{self.root_package}.{spec.package}.{spec.filename}"
 
     def files(self) -> dict[str, str]:
         """Relative path -> content of every file of the package."""
@@ -602,7 +606,7 @@ class Generator:
         type_checking = []
         for name in sorted(names):
             module = names[name]
-            source = module if module.startswith("pyop.") else f"{ROOT_PACKAGE}.{package}.{module}"
+            source = module if module.startswith("pyop.") else f"{self.root_package}.{package}.{module}"
             line = f"    from {source} import {name} as {name}\n"
             if len(line) > _WIDTH + 1:
                 line = f"    from {source} import (\n        {name} as {name},\n    )\n"
@@ -625,17 +629,23 @@ class Generator:
             "    return sorted({*globals(), *_MODULES})\n"
         ).replace("'", '"')
 
+    def _regenerate_hint(self) -> str:
+        if self.root_package == ROOT_PACKAGE:
+            return "`python -m pyop_scaffold.codegen.k8s_models --kubernetes-version X.Y pyop/api/k8s`."
+        return "`pyop make models` (the version is PROJECT's kubernetesVersion)."
+
     def _root_init(self, groups: Mapping[str, list[str]]) -> str:
         header = _HEADER.format(version=self.version)
         listing = ", ".join(f"{group}/{'|'.join(sorted(versions))}" for group, versions in sorted(groups.items()))
         doc = _wrap_doc(
             '"""Typed models of every built-in Kubernetes type, generated from the Kubernetes '
             f"{self.version} OpenAPI definitions.\n\n"
-            "    from pyop.api.k8s.apps.v1 import Deployment\n"
-            "    from pyop.api.k8s.core.v1 import ConfigMap\n\n"
+            f"    from {self.root_package}.apps.v1 import Deployment\n"
+            f"    from {self.root_package}.core.v1 import ConfigMap\n\n"
             "Each group/version package loads a type's module only when the type is first used. Root kinds carry "
             "their group, version, kind, plural and scope (no `register_model` needed). Regenerate with "
-            "`python -m pyop_scaffold.codegen.k8s_models --kubernetes-version X.Y pyop/api/k8s`.\n\n"
+            + self._regenerate_hint()
+            + "\n\n"
             f"Packages: {listing}.\n"
             '"""\n'
         )
@@ -658,7 +668,7 @@ class Generator:
         return (
             f'{header}"""Every root kind of the generated models: what the client needs to address it without\n'
             "importing it.\n\n"
-            "Rows are (group, version, kind, plural, namespaced, package under pyop.api.k8s).\n"
+            f"Rows are (group, version, kind, plural, namespaced, package under {self.root_package}).\n"
             '"""\n\nfrom typing import Final\n\n'
             f"ROOT_KINDS: Final[tuple[tuple[str, str, str, str, bool, str], ...]] = (\n{''.join(rows)})\n"
         ).replace("'", '"')
@@ -678,9 +688,16 @@ def _wrap_doc(doc: str) -> str:
     return "\n".join(out)
 
 
-def generate(version: str) -> dict[str, str]:
-    """The generated package's files (relative path -> text) for one Kubernetes minor version."""
-    return Generator(version).files()
+def generate(version: str, root_package: str = ROOT_PACKAGE) -> dict[str, str]:
+    """The generated package's files (relative path -> text) for one Kubernetes minor version.
+
+    Written into a project (any ``root_package`` but pyop's own), each file also tells ruff to skip it: the
+    project's lint settings (line length, first-party import sections) are for the user's code, not this output.
+    """
+    files = Generator(version, root_package).files()
+    if root_package == ROOT_PACKAGE:
+        return files
+    return {path: text.replace("\n", "\n# ruff: noqa\n", 1) for path, text in files.items()}
 
 
 def write_package(files: Mapping[str, str], target: Path) -> None:
@@ -730,6 +747,9 @@ def main(argv: Iterable[str] | None = None) -> int:
         "--kubernetes-version", default=None, help="Kubernetes minor version (default: the newest bundled)"
     )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the package is stale")
+    parser.add_argument(
+        "--package", default=ROOT_PACKAGE, help=f"the import name of the target package (default: {ROOT_PACKAGE})"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     available = available_kubernetes_versions()
     version = args.kubernetes_version or available[-1]
@@ -741,7 +761,7 @@ def main(argv: Iterable[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    files = generate(minor)
+    files = generate(minor, args.package)
     if args.check:
         stale = differences(files, args.target)
         for relative in stale:

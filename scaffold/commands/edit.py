@@ -4,7 +4,8 @@
 are (Kubebuilder leaves moving them to the user too), so the report names each file and where it would go.
 --namespaced makes the project what `pyop init --namespaced` would have made, editing only the fields that
 differ. --license and --owner rewrite hack/boilerplate.py.txt, which later scaffolds copy; no existing file changes.
---kubernetes-version only changes PROJECT: `make manifests` and the project's tests read it from there.
+--kubernetes-version changes PROJECT (`make manifests` and the project's tests read it from there) and, for a
+version other than pyop's own models', writes the built-in kinds' models of that version (`make_models`).
 --plugins=helm writes dist/chart from what config/default renders (after this command's other edits) and records
 the plugin in PROJECT; run again (`make helm-chart`) it regenerates the chart, keeping the user's edits.
 """
@@ -16,10 +17,12 @@ from pathlib import Path
 
 from pyop_scaffold.commands import helm_chart, project_files, webhook_certificates
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from pyop_scaffold.commands.make_models import plan_models
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.edit import namespace_scope
 from pyop_scaffold.errors import ConflictError, UsageError
+from pyop_scaffold.project.builtin_models import ModelsPackage, models_of
 from pyop_scaffold.project.config import (
     PROJECT_FILE,
     Project,
@@ -96,7 +99,9 @@ def edit_project(root: Path, options: EditOptions) -> Report:
     if options.license is not None or options.owner is not None:
         _plan_boilerplate(changes, project, options)
     if kubernetes_version is not None and kubernetes_version != project.effective_kubernetes_version:
+        before_models = models_of(project)
         project.kubernetes_version = kubernetes_version
+        notes.extend(_plan_models_change(changes, project, before_models))
         next_step = next_step or "regenerate the CRDs' embedded built-in schemas with: make manifests"
     if certificates is not None:
         webhook_certificates.choose(project, certificates)  # recorded; the next `create webhook` uses it
@@ -108,7 +113,19 @@ def edit_project(root: Path, options: EditOptions) -> Report:
     files = project_files.apply(changes)
     if not changes.writes():
         notes.append("nothing changed: the project already has these settings")
-    return Report(files=files, notes=notes, next_step=next_step)
+    return Report(files=files, notes=notes, next_step=next_step, collapsed=[str(models_of(project).folder)])
+
+
+def _plan_models_change(changes: ChangeSet, project: Project, before: ModelsPackage) -> list[str]:
+    """The built-in models of the new version; code already scaffolded keeps its imports, which the notes name."""
+    notes = plan_models(changes, project) if models_of(project).generated_by_project else []
+    after = models_of(project)
+    if after.package != before.package:
+        notes.append(
+            f"built-in kinds now come from {after.package} (Kubernetes {after.kubernetes_version}); code that "
+            f"imports {before.package} keeps doing so until you change its imports"
+        )
+    return notes
 
 
 def _set_multigroup(root: Path, project: Project, multigroup: bool) -> list[str]:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from pyop_scaffold.commands import project_files
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE, license_header, validate_license
+from pyop_scaffold.commands.make_models import plan_models
 from pyop_scaffold.commands.report import Report
 from pyop_scaffold.errors import ProjectError
+from pyop_scaffold.project.builtin_models import models_of
 from pyop_scaffold.project.config import PROJECT_FILE, Project, dump_project, validate_kubernetes_version
 from pyop_scaffold.project.names import python_package_name, validate_domain, validate_owner, validate_project_name
 from pyop_scaffold.render.changeset import ChangeSet
@@ -75,7 +77,13 @@ def init_project(root: Path, options: InitOptions) -> Report:
         kubernetesVersion=kubernetes_version,
     )
     changes.add_file(PROJECT_FILE, dump_project(project))
-    return Report(files=project_files.apply(changes), next_step="define a resource with: pyop create api")
+    notes = plan_models(changes, project) if models_of(project).generated_by_project else []
+    return Report(
+        files=project_files.apply(changes),
+        notes=notes,
+        next_step="define a resource with: pyop create api",
+        collapsed=[str(models_of(project).folder)],
+    )
 
 
 def template_context(

@@ -3,8 +3,10 @@
 Kubebuilder treats a group it knows as Kubernetes' own (`core`, `apps`, `batch`, `networking` with domain `k8s.io`
 ...) when the command scaffolds no API for it: the kind is not the project's, PROJECT records it with `core: true`
 and the path of its types, and the controller imports those. pyop's types are the generated models of
-`pyop.api.k8s`, so the kinds a built-in group has are read from their index (`pyop.api.k8s._index.ROOT_KINDS`),
-not from a second hand-written table: a kind that is not there is refused with the spellings that are.
+`pyop.api.k8s` (or of the project's own `<package>.k8s` for another Kubernetes version: `builtin_models`), so the
+kinds a built-in group has are read from their index (`pyop.api.k8s._index.ROOT_KINDS`, or the generator's for
+that version), not from a second hand-written table: a kind that is not there is refused with the spellings that
+are.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pyop_scaffold.errors import UsageError
+from pyop_scaffold.project.builtin_models import ModelsPackage, bundled
 
 K8S_DOMAIN = "k8s.io"
-MODELS_PACKAGE = "pyop.api.k8s"
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class BuiltinKind:
     plural: str
     namespaced: bool
     module: str  # `pyop.api.k8s.core.v1`: where the kind's model is imported from
+    kubernetes_version: str  # whose definitions describe it
 
     @property
     def rbac_group(self) -> str:
@@ -39,12 +42,22 @@ class BuiltinKind:
         return self.api_group or "core"
 
 
-@functools.cache
-def _kinds() -> tuple[BuiltinKind, ...]:
-    from pyop.api.k8s._index import ROOT_KINDS
+def _root_kinds(models: ModelsPackage) -> tuple[tuple[str, str, str, str, bool, str], ...]:
+    """(group, version, kind, plural, namespaced, group/version package) of every root kind of the models."""
+    if not models.generated_by_project:
+        from pyop.api.k8s._index import ROOT_KINDS
 
+        return ROOT_KINDS
+    from pyop_scaffold.codegen.k8s_models import Generator
+
+    generator = Generator(models.kubernetes_version, models.package)
+    return tuple((*generator.roots[d], generator.refs[d].package) for d in sorted(generator.roots))
+
+
+@functools.cache
+def _kinds(models: ModelsPackage) -> tuple[BuiltinKind, ...]:
     kinds = []
-    for api_group, version, kind, plural, namespaced, package in ROOT_KINDS:
+    for api_group, version, kind, plural, namespaced, package in _root_kinds(models):
         if package.startswith("meta."):
             continue
         if api_group == "":
@@ -53,51 +66,69 @@ def _kinds() -> tuple[BuiltinKind, ...]:
             group, domain = api_group.removesuffix("." + K8S_DOMAIN), K8S_DOMAIN
         else:
             group, domain = api_group, None
-        module = f"{MODELS_PACKAGE}.{package}"
-        kinds.append(BuiltinKind(group, domain, api_group, version, kind, plural, namespaced, module))
+        kinds.append(
+            BuiltinKind(
+                group,
+                domain,
+                api_group,
+                version,
+                kind,
+                plural,
+                namespaced,
+                models.module(package),
+                models.kubernetes_version,
+            )
+        )
     return tuple(kinds)
 
 
+def _package_of(kind: BuiltinKind) -> str:
+    """`apps` of `pyop.api.k8s.apps.v1` (the short group name)."""
+    return kind.module.rsplit(".", 2)[-2]
+
+
 @functools.cache
-def _spellings() -> dict[str, str]:
+def _spellings(models: ModelsPackage) -> dict[str, str]:
     """Every accepted `--group` spelling -> PROJECT's group: `rbac`, `rbac.authorization` and
     `rbac.authorization.k8s.io` all name one group; `core` is the core group "" (as in Kubebuilder)."""
     names: dict[str, str] = {}
-    for kind in _kinds():
-        package = kind.module.removeprefix(MODELS_PACKAGE + ".").partition(".")[0]
+    for kind in _kinds(models):
+        package = _package_of(kind)
         for spelling in (package, kind.group, kind.api_group):
             if spelling:
                 names.setdefault(spelling, kind.group)
     return names
 
 
-def builtin_group(group: str) -> str | None:
+def builtin_group(group: str, models: ModelsPackage | None = None) -> str | None:
     """PROJECT's name of the built-in group `group` spells, or None when it is not a Kubernetes group."""
-    return _spellings().get(group)
+    return _spellings(models or bundled()).get(group)
 
 
-def group_spellings() -> list[str]:
+def group_spellings(models: ModelsPackage | None = None) -> list[str]:
     """The short `--group` names of the built-in groups (one per group), sorted."""
-    return sorted({k.module.removeprefix(MODELS_PACKAGE + ".").partition(".")[0] for k in _kinds()})
+    return sorted({_package_of(k) for k in _kinds(models or bundled())})
 
 
-def find_builtin_kind(group: str, version: str, kind: str) -> BuiltinKind:
-    """The built-in kind `--group/--version/--kind` name; a one-line error naming what exists when it does not."""
-    canonical = builtin_group(group)
+def find_builtin_kind(group: str, version: str, kind: str, models: ModelsPackage | None = None) -> BuiltinKind:
+    """The built-in kind `--group/--version/--kind` name; a one-line error naming what exists when it does not.
+    ``models``: the project's (`builtin_models.models_of`), by default pyop's own."""
+    models = models or bundled()
+    canonical = builtin_group(group, models)
     if canonical is None:
         raise UsageError(
             f"invalid group {group!r}: not a built-in Kubernetes group; built-in groups are "
-            f"{', '.join(group_spellings())}"
+            f"{', '.join(group_spellings(models))}"
         )
-    in_group = [k for k in _kinds() if k.group == canonical]
+    in_group = [k for k in _kinds(models) if k.group == canonical]
     for candidate in in_group:
         if (candidate.version, candidate.kind) == (version, kind):
             return candidate
     versions = sorted({k.version for k in in_group})
     if version not in versions:
         raise UsageError(
-            f"invalid version {version!r} for built-in group {group!r}: the bundled definitions have "
-            f"{', '.join(versions)}"
+            f"invalid version {version!r} for built-in group {group!r}: the Kubernetes {models.kubernetes_version} "
+            f"definitions have {', '.join(versions)}"
         )
     kinds = sorted(k.kind for k in in_group if k.version == version)
     raise UsageError(
@@ -114,7 +145,7 @@ def has_status(builtin: BuiltinKind) -> bool:
 def _definition(builtin: BuiltinKind) -> Mapping[str, Any]:
     from pyop.api.definitions import definition_for_kind, load_definitions
 
-    version = _models_version()
+    version = builtin.kubernetes_version
     return load_definitions(version)[definition_for_kind(builtin.api_group, builtin.version, builtin.kind, version)]
 
 
@@ -122,10 +153,10 @@ def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
     """The smallest object of the kind the API server admits: every field its OpenAPI definition requires,
     recursively, with a placeholder value, plus what kube-apiserver's validation requires beyond the schema
     (`_VALIDATION_EXTRAS`, and a workload's selector matching its template's labels). Scaffolded tests start from
-    it; the user fills in the rest. Deterministic: built from the pinned definitions only."""
+    it; the user fills in the rest. Deterministic: built from the kind's version's definitions only."""
     from pyop.api.definitions import load_definitions
 
-    definitions = load_definitions(_models_version())
+    definitions = load_definitions(builtin.kubernetes_version)
     schema = _definition(builtin)
     obj: dict[str, object] = {
         "apiVersion": f"{builtin.api_group}/{builtin.version}" if builtin.api_group else builtin.version,
@@ -140,12 +171,6 @@ def minimal_object(builtin: BuiltinKind, name: str) -> dict[str, object]:
         if field in (schema.get("required") or ()) or value:  # an optional spec only when validation needs one
             obj[field] = value
     return obj
-
-
-def _models_version() -> str:
-    from pyop.api.k8s import KUBERNETES_VERSION
-
-    return KUBERNETES_VERSION
 
 
 _CONTAINERS: Final = [{"name": "app", "image": "busybox:1.36"}]

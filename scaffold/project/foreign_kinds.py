@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyop_scaffold.errors import UsageError
-from pyop_scaffold.project import builtin_kinds, names
+from pyop_scaffold.project import builtin_kinds, builtin_models, names
 from pyop_scaffold.project.config import Project, ResourceEntry
 from pyop_scaffold.project.layout import KindLayout
 
@@ -147,13 +147,14 @@ def resolve(
             core=False,
             requirement=external.module,
         )
+    models = builtin_models.models_of(project)
     if entry is not None and not entry.owned:
-        return from_entry(entry)
+        return from_entry(entry, models)
     if scaffolds_api or (entry is not None and entry.api is not None):
         return None
-    if builtin_kinds.builtin_group(group) is None:
+    if builtin_kinds.builtin_group(group, models) is None:
         return None
-    builtin = builtin_kinds.find_builtin_kind(group, version, kind)
+    builtin = builtin_kinds.find_builtin_kind(group, version, kind, models)
     if plural is not None and plural != builtin.plural:
         raise UsageError(f"invalid plural {plural!r}: the built-in {builtin.group}/{kind} is {builtin.plural!r}")
     return ForeignKind(
@@ -169,12 +170,12 @@ def resolve(
     )
 
 
-def from_entry(entry: ResourceEntry) -> ForeignKind:
-    """A built-in or external kind as PROJECT records it."""
+def from_entry(entry: ResourceEntry, models: builtin_models.ModelsPackage) -> ForeignKind:
+    """A built-in or external kind as PROJECT records it (a built-in one imported from the project's ``models``)."""
     from pyop.api.naming import default_plural
 
     if entry.core:
-        builtin = builtin_kinds.find_builtin_kind(entry.group, entry.version, entry.kind)
+        builtin = builtin_kinds.find_builtin_kind(entry.group, entry.version, entry.kind, models)
         return ForeignKind(
             group=builtin.group,
             domain=builtin.domain,

@@ -411,7 +411,7 @@ CASES = [
         "api-builtin-version-missing",
         "project",
         ("create", "api", "--group", "batch", "--version", "v7", "--kind", "Job", "--resource=false"),
-        "invalid version 'v7' for built-in group 'batch': the bundled definitions have v1",
+        "invalid version 'v7' for built-in group 'batch': the Kubernetes 1.37 definitions have v1",
     ),
     (
         "api-builtin-plural-differs",
