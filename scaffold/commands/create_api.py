@@ -65,7 +65,10 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
         plural=validate_plural(options.plural) if options.plural else None,
     )
     if foreign is not None:
-        return _create_foreign_controller(root, project, foreign, options)
+        external_notes = foreign_kinds.check_external_module(root, foreign) if options.external.path else []
+        report = _create_foreign_controller(root, project, foreign, options)
+        report.notes[:0] = external_notes
+        return report
     _check_single_group(project, group)
     _check_kind_unique(project, group, kind)
     plural = _plural_for(project, group, kind, options)

@@ -133,6 +133,9 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
         external=options.external,
         plural=validate_plural(options.plural) if options.plural else None,
     )
+    external_notes = (
+        foreign_kinds.check_external_module(root, foreign) if foreign is not None and options.external.path else []
+    )
     if foreign is not None and options.conversion:
         what = "built-in" if foreign.core else "external"
         raise UsageError(
@@ -171,7 +174,7 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     )
     _plan_code(changes, layout, rendered, base=base, added=_added_kinds(entry.webhooks, settings))
     _plan_main(changes, layout)
-    notes = _plan_makefile(changes, project.package)
+    notes = external_notes + _plan_makefile(changes, project.package)
     if foreign is not None and foreign.requirement is not None:
         notes += add_dependency(changes, foreign.requirement)
     certificates = webhook_certificates.choose(project, options.certificates)

@@ -12,7 +12,13 @@ external ones (`--external-api-path`), decided as Kubebuilder decides them (pkg/
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import importlib.util
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyop_scaffold.errors import UsageError
 from pyop_scaffold.project import builtin_kinds, builtin_models, names
@@ -203,3 +209,59 @@ def from_entry(entry: ResourceEntry, models: builtin_models.ModelsPackage) -> Fo
         core=False,
         requirement=entry.module,
     )
+
+
+def check_external_module(root: Path, foreign: ForeignKind) -> list[str]:
+    """Whether `--external-api-path` names a module that defines the kind, checked where the project runs
+    (its root on the path, as `make manifests` imports it), before anything is written.
+
+    A module that cannot be found is an error unless `--external-api-module` names the requirement that will
+    install it (then a note says to install it); a module that is found must import and define the kind's class.
+    """
+    if foreign.core:
+        return []
+    path = foreign.model_module
+    with _importable_from(root):
+        try:
+            spec = importlib.util.find_spec(path)
+        except (ImportError, ValueError):  # a parent package is missing or broken
+            spec = None
+        if spec is None:
+            if foreign.requirement is not None:
+                return [f"{path} is not importable here yet: install {foreign.requirement!r} before make manifests"]
+            raise UsageError(
+                f"invalid --external-api-path {path!r}: no module of that name can be imported here; install the "
+                "package that provides it, or name it with --external-api-module"
+            )
+        try:
+            module = importlib.import_module(path)
+        except Exception as exc:  # the third-party module's own error, whatever it is
+            reason = (str(exc).splitlines() or [""])[0]
+            raise UsageError(
+                f"invalid --external-api-path {path!r}: importing it failed: {type(exc).__name__}: {reason}"
+            ) from None
+    model = getattr(module, foreign.kind, None)
+    if not isinstance(model, type):
+        from pydantic import BaseModel
+
+        classes = sorted(
+            name for name, value in vars(module).items() if isinstance(value, type) and issubclass(value, BaseModel)
+        )
+        has = f"its models are {', '.join(classes)}" if classes else "it defines no pydantic models"
+        raise UsageError(f"invalid --kind {foreign.kind!r}: {path} has no class {foreign.kind}; {has}")
+    return []
+
+
+@contextlib.contextmanager
+def _importable_from(root: Path) -> Iterator[None]:
+    """`root` first on the module path for the duration; modules imported meanwhile are forgotten afterwards."""
+    before = set(sys.modules)
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(root))
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
