@@ -15,10 +15,10 @@ import contextlib
 import time
 from typing import Any
 
+from pyop.api.status import ApiError
+from pyop.apiserver.endpoints.routing import parse_path
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing import TestAPIServer
-from pyop.testing.errors import ApiError
-from pyop.testing.operations import WriteOptions
-from pyop.testing.routing import parse_path
 
 
 def _create(server: TestAPIServer, group: str, plural: str, namespace: str, body: dict[str, Any]) -> None:

@@ -81,8 +81,8 @@ def small_object(i: int) -> dict[str, Any]:
 
 
 async def serve(objects: int) -> None:
+    from pyop.apiserver.registry.operations import MERGE_PATCH, WriteOptions
     from pyop.testing import TestAPIServer
-    from pyop.testing.operations import MERGE_PATCH, WriteOptions
 
     async with TestAPIServer(history_limit=max(50_000, objects * 3), bookmark_interval=5.0, tls=False) as server:
         server.add_crd(CRD)

@@ -24,8 +24,8 @@ from typing import Any
 
 import aiohttp
 
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing import TestAPIServer
-from pyop.testing.operations import WriteOptions
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"

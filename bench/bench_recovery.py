@@ -27,10 +27,10 @@ import statistics
 import time
 from collections.abc import Callable
 
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.client import BUILTIN, DynamicClient, Transport
 from pyop.informers import Backoff, Informer
 from pyop.testing import TestAPIServer
-from pyop.testing.operations import WriteOptions
 
 CONFIGMAPS = BUILTIN["v1/ConfigMap"]
 

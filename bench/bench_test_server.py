@@ -64,7 +64,7 @@ def widget_path(namespace: str, name: str = "", subresource: str = "") -> str:
 
 def in_process_rates(server: Any, count: int) -> dict[str, float]:
     """Writes per second through the registry itself (no HTTP), on objects of their own."""
-    from pyop.testing.operations import APPLY_PATCH, MERGE_PATCH, WriteOptions
+    from pyop.apiserver.registry.operations import APPLY_PATCH, MERGE_PATCH, WriteOptions
 
     widgets = server.resources.lookup(GROUP, "v1", "widgets")
     options = WriteOptions(field_manager="bench-inproc")
@@ -123,8 +123,8 @@ def in_process_rates(server: Any, count: int) -> dict[str, float]:
 
 
 async def serve() -> None:
+    from pyop.apiserver.registry.operations import MERGE_PATCH, WriteOptions
     from pyop.testing import TestAPIServer
-    from pyop.testing.operations import MERGE_PATCH, WriteOptions
 
     async with TestAPIServer(history_limit=200_000, bookmark_interval=5.0, tls=False) as server:
         server.add_crd(CRD)

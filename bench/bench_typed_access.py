@@ -80,8 +80,8 @@ def widget(i: int) -> dict[str, Any]:
 
 
 async def serve(objects: int) -> None:
+    from pyop.apiserver.registry.operations import MERGE_PATCH, WriteOptions
     from pyop.testing import TestAPIServer
-    from pyop.testing.operations import MERGE_PATCH, WriteOptions
 
     async with TestAPIServer() as server:
         server.add_crd(CRD)

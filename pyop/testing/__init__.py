@@ -14,19 +14,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pyop.testing.crds import schemaless_crd
-    from pyop.testing.errors import ApiError
+    from pyop.api.status import ApiError
+    from pyop.testing.crds.ready_made import schemaless_crd
     from pyop.testing.faults import FaultInjector
     from pyop.testing.server import RequestRecord, TestAPIServer
 
 __all__ = ["ApiError", "FaultInjector", "RequestRecord", "TestAPIServer", "schemaless_crd"]
 
 _HOMES = {
-    "ApiError": "pyop.testing.errors",
+    "ApiError": "pyop.api.status",
     "FaultInjector": "pyop.testing.faults",
     "RequestRecord": "pyop.testing.server",
     "TestAPIServer": "pyop.testing.server",
-    "schemaless_crd": "pyop.testing.crds",
+    "schemaless_crd": "pyop.testing.crds.ready_made",
 }
 
 

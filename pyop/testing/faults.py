@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyop.testing.errors import ApiError
-from pyop.testing.watch import Watcher
+from pyop.api.status import ApiError
+from pyop.apiserver.endpoints.watch import Watcher
 
 _MESSAGES = {
     409: "Operation cannot be fulfilled: injected conflict",

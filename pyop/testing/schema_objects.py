@@ -4,7 +4,7 @@ A conversion round-trip test that converts only the sample proves little: the fi
 the ones a hand-written conversion forgets. ``objects`` draws objects from the structural schema the project's
 CRD declares for a version (types, required fields, enums, bounds, patterns, ``date-time``/``date``/``int-or-
 string``/``quantity``-like formats, maps, lists with their ``x-kubernetes-list-type``), then admits each as the API
-server would store it (``pyop.testing.validation.admit``: pruned, defaulted, CEL rules checked), keeping only those
+server would store it (``pyop.testing.crds.validation.admit``: pruned, defaulted, CEL rules checked), keeping only those
 it accepts. Sizes are small so that a property test of fifty objects runs in a second.
 
 hypothesis is imported when a strategy is made (it is a test dependency of the projects that use this).
@@ -50,7 +50,7 @@ def objects(
     """Objects of ``api_version``/``kind`` valid for ``schema`` (the whole resource's schema), as stored."""
     from hypothesis import strategies as st
 
-    from pyop.testing.validation import admit
+    from pyop.testing.crds.validation import admit
 
     properties = dict(schema.get("properties") or {})
     body = {key: value for key, value in properties.items() if key not in ("apiVersion", "kind", "metadata")}

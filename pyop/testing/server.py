@@ -26,27 +26,27 @@ from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.api.status import ApiError
+from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
+from pyop.apiserver.endpoints.handlers import ApiHandler, error_response, is_watch, json_response
+from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.apiserver.endpoints.table import as_table
+from pyop.apiserver.registry.operations import Operations, WriteOptions
+from pyop.apiserver.registry.patch import clone_json
+from pyop.apiserver.registry.resources import ResourceRegistry
+from pyop.apiserver.server.tls import ServingCertificate
+from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
 from pyop.testing.authorization import Authorization
-from pyop.testing.builtin_strategy import BuiltinStrategy
 from pyop.testing.builtins.catalog import builtin_types
-from pyop.testing.controllers import Controllers
-from pyop.testing.discovery_aggregated import aggregated_response, wants_aggregated
-from pyop.testing.errors import ApiError
+from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
+from pyop.testing.builtins.strategy import BuiltinStrategy
+from pyop.testing.controllers.control_plane import Controllers
 from pyop.testing.faults import FaultInjector
-from pyop.testing.handlers import ApiHandler, error_response, is_watch, json_response
-from pyop.testing.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
-from pyop.testing.openapi import OpenAPIDocuments, openapi_response
-from pyop.testing.operations import Operations, WriteOptions
-from pyop.testing.patch import clone_json
-from pyop.testing.resources import ResourceRegistry
-from pyop.testing.routing import DiscoveryPath, Target, parse_path, verb_of
-from pyop.testing.store import Store
-from pyop.testing.table import as_table
-from pyop.testing.tls import ServingCertificate
-from pyop.testing.webhook_dispatch import WebhookDispatcher
-from pyop.testing.webhook_install import install_webhooks
+from pyop.testing.webhooks.dispatch import WebhookDispatcher
+from pyop.testing.webhooks.install import install_webhooks
 
 ADMIN_USER = "pyop-test-admin"
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
-from pyop.testing.errors import ApiError
+from pyop.api.status import ApiError
 from pyop.testing.kubeconfig import CONTEXT, write_kubeconfig
 from pyop.testing.server import TestAPIServer
 

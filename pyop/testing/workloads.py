@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pyop.testing.operations import WriteOptions
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing.server import TestAPIServer
 
 _MANAGER = "pyop-testing-workloads"

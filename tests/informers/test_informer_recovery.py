@@ -9,10 +9,10 @@ import time
 
 from informer_helpers import WIDGETS, Recorder, body
 
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.client import DynamicClient
 from pyop.informers import Backoff, Informer
 from pyop.testing import TestAPIServer
-from pyop.testing.operations import WriteOptions
 
 RECOVERY_BOUND = 2.0
 

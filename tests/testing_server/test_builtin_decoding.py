@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing import TestAPIServer
-from pyop.testing.operations import WriteOptions
 from testing_server.helpers import Api
 from testing_server.test_crds import CRD_PATH, WIDGETS, widget, widget_crd
 

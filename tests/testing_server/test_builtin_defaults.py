@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing import TestAPIServer
-from pyop.testing.operations import WriteOptions
 from testing_server.helpers import DEPLOY, Api
 
 

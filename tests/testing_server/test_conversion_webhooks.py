@@ -12,9 +12,10 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from pyop.testing import TestAPIServer, conversion
-from pyop.testing.errors import ApiError
-from pyop.testing.kinds import CRD_STORAGE_KEY
+from pyop.api.status import ApiError
+from pyop.testing import TestAPIServer
+from pyop.testing.builtins.kinds import CRD_STORAGE_KEY
+from pyop.testing.crds import conversion
 from testing_server.conversion_fixtures import (
     GROUP,
     V1,
@@ -415,7 +416,7 @@ async def test_a_service_reference_must_be_pointed_at_a_local_server(
 async def test_outside_a_request_a_conversion_is_refused_clearly(
     server: TestAPIServer, served: ConversionServer
 ) -> None:
-    from pyop.testing.operations import WriteOptions
+    from pyop.apiserver.registry.operations import WriteOptions
 
     v1 = server.resources.lookup(GROUP, "v1", "widgets")
     v2 = server.resources.lookup(GROUP, "v2", "widgets")

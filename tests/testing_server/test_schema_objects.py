@@ -10,8 +10,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pyop.testing.crds.validation import admit
 from pyop.testing.schema_objects import _value, crd_version_schema, objects
-from pyop.testing.validation import admit
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

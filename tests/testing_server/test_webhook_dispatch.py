@@ -16,11 +16,11 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
+from pyop.api.status import ApiError
+from pyop.apiserver.admission.points import MUTATING, AdmissionPoint
 from pyop.manager.certificates import write_self_signed_certificate
 from pyop.testing import TestAPIServer
-from pyop.testing.admission import MUTATING, AdmissionPoint
-from pyop.testing.errors import ApiError
-from pyop.testing.webhook_config import compile_webhooks
+from pyop.testing.webhooks.config import compile_webhooks
 from testing_server.helpers import DEPLOY, Api, deployment
 from testing_server.webhook_fixtures import GROUP, PATH, gizmo, gizmo_crd
 
@@ -361,7 +361,7 @@ async def test_a_subresource_wildcard_matches_the_resource_too(
 async def test_a_write_whose_object_changed_while_webhooks_answered_starts_again(
     server: TestAPIServer, api: Api, scripted: ScriptedWebhooks
 ) -> None:
-    from pyop.testing.operations import MERGE_PATCH, WriteOptions
+    from pyop.apiserver.registry.operations import MERGE_PATCH, WriteOptions
 
     gizmos = server.resources.lookup(GROUP, "v1", "gizmos")
 

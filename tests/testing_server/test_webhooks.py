@@ -269,7 +269,7 @@ async def test_webhook_configurations_are_never_sent_to_webhooks(server: TestAPI
 async def test_the_python_api_bypasses_webhooks(server: TestAPIServer) -> None:
     server.add_crd(gizmo_crd())
     server.install_webhooks(manifests(), url=closed_port_url())
-    from pyop.testing.operations import WriteOptions
+    from pyop.apiserver.registry.operations import WriteOptions
 
     widgets = server.resources.lookup(GROUP, "v1", "gizmos")
     created = server.operations.create(widgets, "default", gizmo("direct"), WriteOptions())

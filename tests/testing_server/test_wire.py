@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pyop.testing.wire import dumps, event_line
+from pyop.apiserver.endpoints.wire import dumps, event_line
 
 VALUES: list[Any] = [
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {}}, "data": {"k": "v"}},

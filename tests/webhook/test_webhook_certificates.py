@@ -287,7 +287,7 @@ async def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncItera
 
 
 def _options() -> Any:
-    from pyop.testing.operations import WriteOptions
+    from pyop.apiserver.registry.operations import WriteOptions
 
     return WriteOptions(field_manager="test")
 

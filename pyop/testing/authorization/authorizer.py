@@ -6,17 +6,17 @@ from __future__ import annotations
 import secrets
 from typing import Any, Final
 
-from pyop.testing.authorization import bootstrap
-from pyop.testing.authorization.attributes import (
+from pyop.apiserver.authorization.attributes import (
     Attributes,
     forbidden,
     path_attributes,
     resource_attributes,
 )
+from pyop.apiserver.endpoints.routing import Target
+from pyop.apiserver.storage.store import Store
+from pyop.testing.authorization import bootstrap
 from pyop.testing.authorization.rbac import RBAC, SERVICE_ACCOUNT_PREFIX, Decision, rule_allows
-from pyop.testing.kinds import UserInfo
-from pyop.testing.routing import Target
-from pyop.testing.store import Store
+from pyop.testing.builtins.kinds import UserInfo
 
 PRIVILEGED_GROUP: Final = "system:masters"
 _ALL_RESOURCES: Final = {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}
@@ -39,7 +39,7 @@ class Authorization:
 
     def install_defaults(self, operations: Any) -> None:
         """The bootstrap ClusterRoles and ClusterRoleBindings, as kube-apiserver's post-start hook creates them."""
-        from pyop.testing.operations import WriteOptions  # operations imports this package
+        from pyop.apiserver.registry.operations import WriteOptions  # operations imports this package
 
         resources = operations.resources
         for plural, objects in (

@@ -13,10 +13,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pyop.testing.authorization.attributes import Attributes
-from pyop.testing.kinds import UserInfo
-from pyop.testing.selectors import labels_match, parse_label_selector, selector_from_label_selector
-from pyop.testing.store import Store
+from pyop.api.selectors import labels_match, parse_label_selector, selector_from_label_selector
+from pyop.apiserver.authorization.attributes import Attributes
+from pyop.apiserver.storage.store import Store
+from pyop.testing.builtins.kinds import UserInfo
 
 RBAC_GROUP: Final = "rbac.authorization.k8s.io"
 ROLES: Final = f"roles.{RBAC_GROUP}"

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pyop.testing.authorization.attributes import Attributes
-from pyop.testing.errors import ApiError, StatusCause, bad_request, invalid
-from pyop.testing.kinds import UserInfo
-from pyop.testing.resources import ResourceType
+from pyop.api.status import ApiError, StatusCause, bad_request, invalid
+from pyop.apiserver.authorization.attributes import Attributes
+from pyop.apiserver.registry.resources import ResourceType
+from pyop.testing.builtins.kinds import UserInfo
 
 if TYPE_CHECKING:
     from pyop.testing.authorization.authorizer import Authorization

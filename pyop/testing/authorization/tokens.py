@@ -13,8 +13,8 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from pyop.api.status import StatusCause, bad_request, invalid, not_found
 from pyop.testing.authorization.authorizer import service_account_user
-from pyop.testing.errors import StatusCause, bad_request, invalid, not_found
 
 API_AUDIENCE: Final = "https://kubernetes.default.svc.cluster.local"
 DEFAULT_EXPIRATION: Final = 3600

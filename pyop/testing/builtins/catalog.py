@@ -26,9 +26,9 @@ import re
 from typing import Final
 
 from pyop.api.definitions import load_definitions, normalise_version
+from pyop.apiserver.registry.resources import ResourceType, ScaleSpec
 from pyop.testing.builtins._endpoints import ENDPOINTS
 from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
-from pyop.testing.resources import ResourceType, ScaleSpec
 
 _GA: Final = re.compile(r"^v\d+$")
 _STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True)

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 
 from pyop.testing import TestAPIServer
-from pyop.testing.printers import human_duration
+from pyop.testing.builtins.printers import human_duration
 from testing_server.helpers import CM, DEPLOY, Api, configmap, connector, deployment
 from testing_server.kubectl.helpers import WIDGET_CRD, WIDGETS, Kubectl, table, widget
 

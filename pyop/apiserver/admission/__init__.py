@@ -1,0 +1,1 @@
+"""Admission: where a write stops so that admission plugins (webhooks) can see, change or refuse the object."""

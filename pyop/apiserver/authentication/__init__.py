@@ -1,0 +1,1 @@
+"""Authenticators: who a request comes from (bearer tokens, request-header client certificates)."""

@@ -1,0 +1,1 @@
+"""Authorizers: what an authorizer is asked about a request, and the decisions it answers."""

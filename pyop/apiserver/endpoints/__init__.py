@@ -1,0 +1,1 @@
+"""HTTP and wire formats: routing, handlers, wire encoding, watch streams, discovery, OpenAPI, Table output."""

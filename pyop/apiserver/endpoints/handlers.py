@@ -1,0 +1,364 @@
+"""HTTP layer: turn aiohttp requests into registry operations and results into JSON responses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import yaml
+from aiohttp import web
+
+from pyop.api.selectors import parse_field_selector, parse_label_selector
+from pyop.api.status import ApiError, bad_request, warning_header
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.apiserver.endpoints.table import watch_converter
+from pyop.apiserver.endpoints.wire import dumps
+from pyop.apiserver.registry import bridge
+from pyop.apiserver.registry.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
+from pyop.apiserver.registry.resources import ResourceType
+from pyop.client.jsoncodec import decode_json
+from pyop.testing.authorization.tokens import token_request
+from pyop.testing.builtins.kinds import UserInfo
+from pyop.testing.builtins.strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
+from pyop.testing.webhooks.dispatch import WebhookDispatcher
+
+
+class _YamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, but timestamps stay strings: sigs.k8s.io/yaml turns YAML into JSON, which has no dates."""
+
+
+_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+_YAML_LOADER = _YamlLoader
+JSON_TYPE = "application/json"
+YAML_TYPE = "application/yaml"
+BODY_TYPES = (JSON_TYPE, YAML_TYPE)
+T = TypeVar("T")
+
+
+def query_bool(query: Any, name: str) -> bool:
+    """A boolean query parameter as kube-apiserver reads it (Convert_Slice_string_To_bool): absent, `0` or `false`
+    (any case) is false, anything else, the empty string included, is true (`?watch=True`, `?watch`)."""
+    values = query.getall(name, [])
+    if not values:
+        return False
+    return not (values[0] == "0" or values[0].lower() == "false")
+
+
+def field_validation(query: Any) -> str:
+    value = query.get("fieldValidation", "")
+    if not value:
+        return DEFAULT_FIELD_VALIDATION
+    if value not in FIELD_VALIDATION_MODES:
+        raise bad_request(
+            f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", "Strict", "Warn"'
+        )
+    return value
+
+
+def body_type(request: web.BaseRequest) -> str:
+    """The request body's media type; none given is JSON (what clients that send no Content-Type mean)."""
+    raw = request.headers.get("Content-Type", "")
+    return raw.split(";", 1)[0].strip().lower() or JSON_TYPE
+
+
+async def read_body(request: web.BaseRequest) -> Any:
+    """A create/update/delete body: JSON or YAML; any other media type is a 415, as on kube-apiserver (protobuf
+    bodies are not decoded here: see docs/runtime/testing.md)."""
+    media_type = body_type(request)
+    if media_type == JSON_TYPE:
+        return await read_json(request)
+    if media_type == YAML_TYPE:
+        return await read_yaml(request)
+    raise ApiError(
+        415,
+        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(BODY_TYPES),
+        reason="UnsupportedMediaType",
+    )
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=dumps(body), status=status, content_type="application/json")
+
+
+def error_response(error: ApiError) -> web.Response:
+    response = json_response(error.to_status(), error.code)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    add_warnings(response, error.warnings)
+    return response
+
+
+def add_warnings(response: web.StreamResponse, warnings: list[str]) -> None:
+    """Admission warnings as ``Warning`` headers, each text once (kube-apiserver drops repeats)."""
+    for text in dict.fromkeys(warnings):
+        response.headers.add("Warning", warning_header(text))
+
+
+async def read_json(request: web.BaseRequest) -> Any:
+    raw = await request.read()
+    if not raw:
+        return None
+    try:
+        return decode_json(raw)
+    except ValueError as error:
+        raise bad_request(f"the request body is not valid JSON: {error}") from None
+
+
+async def read_yaml(request: web.BaseRequest) -> Any:
+    raw = await request.read()
+    try:
+        return yaml.load(raw, Loader=_YAML_LOADER)  # noqa: S506 - safe loader
+    except yaml.YAMLError as error:
+        raise bad_request(f"error decoding YAML: {error}") from None
+
+
+def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> WriteOptions:
+    query = request.query
+    dry_run = query.getall("dryRun", [])
+    for value in dry_run:
+        if value != "All":
+            raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+    user_agent = request.headers.get("User-Agent", "")
+    return WriteOptions(
+        dry_run=bool(dry_run),
+        field_manager=query.get("fieldManager", ""),
+        default_manager=user_agent.split("/")[0] or "unknown",
+        force=query_bool(query, "force"),
+        field_validation=field_validation(query),
+        user=user,
+    )
+
+
+class ApiHandler:
+    """Dispatches one parsed API request; returns the response (a stream for watches)."""
+
+    def __init__(self, operations: Operations, webhooks: WebhookDispatcher) -> None:
+        self.operations = operations
+        self.resources = operations.resources
+        self.webhooks = webhooks
+
+    async def _admitted(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
+        """Run a write; through the webhooks only while some are configured (admission webhooks, or a CRD's
+        conversion webhook)."""
+        if not self.operations.admission_active and not self.resources.webhook_converted:
+            return write(body)
+        try:
+            return await self.webhooks.drive(write, body, warnings)
+        except ApiError as error:
+            error.warnings = warnings
+            raise
+
+    async def _read(self, read: Callable[[], T]) -> T:
+        """Run a read; in a bridge while a CRD has a conversion webhook (its objects are converted on the way out)."""
+        if not self.resources.webhook_converted:
+            return read()
+        return await bridge.run(read, caller=self.webhooks.caller)
+
+    def discovery(self, path: DiscoveryPath, server_address: str) -> web.Response:
+        if path.legacy:
+            if path.version is None:
+                return json_response(self.resources.api_versions(server_address))
+            return json_response(self.resources.resource_list("", path.version))
+        if path.group is None:
+            return json_response(self.resources.api_group_list())
+        if path.version is None:
+            return json_response(self.resources.api_group(path.group))
+        return json_response(self.resources.resource_list(path.group, path.version))
+
+    def resolve(self, target: Target) -> ResourceType:
+        resource_type = self.resources.lookup(target.group, target.version, target.plural)
+        if target.namespace is not None and not resource_type.namespaced:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource == "status" and not resource_type.has_status:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource == "scale" and resource_type.scale is None:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource == "token" and not resource_type.token:
+            raise ApiError(404, "the server could not find the requested resource")
+        if target.subresource not in ("", "status", "scale", "finalize", "token"):
+            raise ApiError(404, "the server could not find the requested resource")
+        return resource_type
+
+    async def handle(
+        self, request: web.BaseRequest, target: Target, verb: str, user: UserInfo | None = None
+    ) -> web.StreamResponse:
+        resource_type = self.resolve(target)
+        if verb not in resource_type.verbs:
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        namespace = target.namespace if resource_type.namespaced else ""
+        if resource_type.namespaced and namespace is None and verb not in ("list", "watch", "deletecollection"):
+            raise ApiError(404, "the server could not find the requested resource")
+        ns = namespace or ""
+        ops = self.operations
+        query = request.query
+        if verb == "get":
+            if target.subresource == "scale":
+                return json_response(ops.get_scale(resource_type, ns, target.name))
+            return json_response(await self._read(lambda: ops.get(resource_type, ns, target.name)))
+        if verb in ("list", "watch", "deletecollection"):
+            labels = parse_label_selector(query.get("labelSelector"))
+            field_selector = query.get("fieldSelector", "")
+            if target.name:
+                field_selector = ",".join(filter(None, [field_selector, f"metadata.name={target.name}"]))
+            fields = parse_field_selector(field_selector, resource_type.field_getters())
+            if verb == "list":
+                limit = _int_param(query, "limit")
+                return json_response(
+                    await self._read(
+                        lambda: ops.list(
+                            resource_type,
+                            namespace,
+                            labels,
+                            fields,
+                            limit=limit,
+                            continue_token=query.get("continue", ""),
+                        )
+                    )
+                )
+            if verb == "deletecollection":
+                body = await read_body(request) or {}
+                delete_options = _delete_options(query, body)
+                options = write_options(request, user)
+                warnings: list[str] = []
+                deleted = await self._admitted(
+                    lambda body: ops.delete_collection(
+                        resource_type, namespace, labels, fields, delete_options, options
+                    ),
+                    body,
+                    warnings,
+                )
+                return _with_warnings(json_response(deleted), warnings + options.warnings)
+            return await self._watch(request, resource_type, namespace, labels, fields)
+        warnings = []
+        if verb == "create" and target.subresource == "token":  # TokenRequest: a ServiceAccount's token
+            return json_response(token_request(ops, ns, target.name, await read_body(request)), 201)
+        if verb == "create" and target.name:  # POST to an object's path (or to its status or scale): no such route
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        if verb == "create":
+            body = await read_body(request)
+            options = write_options(request, user)
+            created = await self._admitted(lambda body: ops.create(resource_type, ns, body, options), body, warnings)
+            return _with_warnings(json_response(created, 201), warnings + options.warnings)
+        if verb == "update":
+            body = await read_body(request)
+            options = write_options(request, user)
+            name = target.name
+            if target.subresource == "scale":
+                scaled = await self._admitted(
+                    lambda body: ops.update_scale(resource_type, ns, name, body, options), body, warnings
+                )
+                return _with_warnings(json_response(scaled), warnings + options.warnings)
+            subresource = "status" if target.subresource == "status" else ""
+            updated = await self._admitted(
+                lambda body: ops.update(resource_type, ns, name, body, options, subresource=subresource),
+                body,
+                warnings,
+            )
+            return _with_warnings(json_response(updated), warnings + options.warnings)
+        if verb == "patch":
+            content_type = request.content_type
+            if content_type not in PATCH_TYPES:
+                raise ApiError(
+                    415,
+                    f"the body of the request was in an unknown format: {content_type}",
+                    reason="UnsupportedMediaType",
+                )
+            body = await (read_yaml(request) if content_type == APPLY_PATCH else read_json(request))
+            options = write_options(request, user)
+            name = target.name
+            if target.subresource == "scale":
+                scaled = await self._admitted(
+                    lambda body: ops.patch_scale(resource_type, ns, name, content_type, body, options),
+                    body,
+                    warnings,
+                )
+                return _with_warnings(json_response(scaled), warnings + options.warnings)
+            subresource = "status" if target.subresource == "status" else ""
+            result, was_created = await self._admitted(
+                lambda body: ops.patch(resource_type, ns, name, content_type, body, options, subresource=subresource),
+                body,
+                warnings,
+            )
+            return _with_warnings(json_response(result, 201 if was_created else 200), warnings + options.warnings)
+        if verb == "delete":
+            body = await read_body(request) or {}
+            delete_options = _delete_options(query, body)
+            options = write_options(request, user)
+            name = target.name
+            result, gone = await self._admitted(
+                lambda body: ops.delete(resource_type, ns, name, delete_options, options), body, warnings
+            )
+            # kube-apiserver's delete handler: 200 with the object, gone or held by finalizers; 202 only when
+            # the object stays and the (deprecated) orphanDependents=false asked for cascading deletion.
+            held_cascade = not gone and delete_options.get("orphanDependents") is False
+            return _with_warnings(json_response(result, 202 if held_cascade else 200), warnings)
+        raise ApiError(405, "the server does not allow this method on the requested resource")
+
+    async def _watch(
+        self,
+        request: web.BaseRequest,
+        resource_type: ResourceType,
+        namespace: str | None,
+        labels: Any,
+        fields: Any,
+    ) -> web.StreamResponse:
+        query = request.query
+        timeout = _int_param(query, "timeoutSeconds")
+        watcher = self.operations.watch(
+            resource_type,
+            namespace,
+            labels,
+            fields,
+            resource_version=query.get("resourceVersion", ""),
+            bookmarks=query_bool(query, "allowWatchBookmarks"),
+            timeout=float(timeout) if timeout else None,
+            send_initial_events=query_bool(query, "sendInitialEvents"),
+        )
+        watcher.caller = self.webhooks.caller if resource_type.conversion is not None else None
+        watcher.table = watch_converter(request, resource_type, self.operations)
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        try:
+            await response.prepare(request)
+            await watcher.stream(response, lambda: request.transport is None or request.transport.is_closing())
+        except (ConnectionResetError, ConnectionError):
+            pass
+        finally:
+            watcher.close()
+            self.operations.end_watch(watcher)
+        return response
+
+
+def _with_warnings(response: web.Response, warnings: list[str]) -> web.Response:
+    if warnings:
+        add_warnings(response, warnings)
+    return response
+
+
+def _int_param(query: Any, name: str) -> int:
+    raw = query.get(name)
+    if not raw:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad_request(f"{name}: invalid value {raw!r}: must be an integer") from None
+    if value < 0:
+        raise bad_request(f"{name}: invalid value {raw!r}: must be non-negative")
+    return value
+
+
+def _delete_options(query: Any, body: Any) -> dict[str, Any]:
+    options = dict(body) if isinstance(body, dict) else {}
+    if "propagationPolicy" in query:
+        options["propagationPolicy"] = query["propagationPolicy"]
+    if query_bool(query, "orphanDependents"):
+        options["orphanDependents"] = True
+    return options
+
+
+def is_watch(request: web.BaseRequest) -> bool:
+    return query_bool(request.query, "watch")
+
+
+__all__ = ["ApiHandler", "error_response", "is_watch", "json_response", "parse_path", "verb_of"]

@@ -1,0 +1,1 @@
+"""The registry: resource types, per-kind strategies and the generic store operations with Kubernetes semantics."""

@@ -1,0 +1,1 @@
+"""Serving: the composition of the request stages into an aiohttp application, and TLS."""

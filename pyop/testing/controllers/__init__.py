@@ -1,0 +1,1 @@
+"""The control-plane controllers the test API server runs: CRD serving, garbage collection, namespaces, RBAC."""
