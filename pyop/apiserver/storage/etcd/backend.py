@@ -131,8 +131,8 @@ class EtcdBackend:
     def watch_external(
         self, since: int, on_event: Callable[[BackendEvent], None], on_error: Callable[[StorageError], None]
     ) -> None:
-        if self._thread is not None:
-            raise RuntimeError("EtcdBackend.watch_external: already watching")
+        if self._thread is not None and self._thread.is_alive():
+            raise RuntimeError("EtcdBackend.watch_external: already watching")  # again only after it ended
         self._thread = threading.Thread(
             target=self._run_watch, args=(since, on_event, on_error), name=f"etcd-watch {self.prefix}", daemon=True
         )

@@ -136,9 +136,12 @@ class Watch:
                 if "error" in message and "result" not in message:
                     raise EtcdError(f"etcd watch: {message['error'].get('message', message['error'])}")
                 yield _watch_response(message.get("result") or {})
-        except (OSError, http.client.HTTPException, ValueError) as error:
-            if not self._closed:
+        except Exception as error:
+            if self._closed:  # closed from another thread: http.client fails in whatever way it happens to
+                return
+            if isinstance(error, OSError | http.client.HTTPException | ValueError):
                 raise EtcdError(f"etcd watch stream broke: {error}") from error
+            raise
 
     def close(self) -> None:
         self._closed = True

@@ -2,7 +2,9 @@
 
 ``find_etcd`` looks for the binary in ``$PYOP_ETCD``, then on ``PATH`` (Debian's etcd-server installs
 ``/usr/bin/etcd``); ``LocalEtcd`` runs it until ``stop``, which kills it and removes the data dir unless it was
-given one (restart tests stop and start the same dir).
+given one (restart tests stop and start the same dir). With ``server_tls`` (certificate, key, client CA files) it
+serves https and requires client certificates signed by that CA (``--client-cert-auth``); ``client_tls`` is what
+its own readiness probe connects with.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pyop.apiserver.storage.etcd.client import EtcdClient, EtcdError
+from pyop.apiserver.storage.etcd.client import EtcdClient, EtcdError, TLSOptions
 
 
 def find_etcd() -> str | None:
@@ -33,8 +35,17 @@ def _free_port() -> int:
 
 
 class LocalEtcd:
-    def __init__(self, binary: str, data_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        binary: str,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        server_tls: tuple[str, str, str] | None = None,
+        client_tls: TLSOptions | None = None,
+    ) -> None:
         self.binary = binary
+        self.server_tls = server_tls
+        self.client_tls = client_tls
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir) if data_dir is not None else Path(tempfile.mkdtemp(prefix="pyop-etcd-"))
         self.client_port = _free_port()
@@ -44,7 +55,7 @@ class LocalEtcd:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{'https' if self.server_tls else 'http'}://127.0.0.1:{self.client_port}"
 
     def start(self, timeout: float = 20.0) -> LocalEtcd:
         peer = f"http://127.0.0.1:{self.peer_port}"
@@ -59,9 +70,13 @@ class LocalEtcd:
             f"--initial-cluster=pyop-test={peer}",
             "--log-level=error",
         ]
+        if self.server_tls is not None:
+            certificate, key, client_ca = self.server_tls
+            command += [f"--cert-file={certificate}", f"--key-file={key}", f"--trusted-ca-file={client_ca}"]
+            command.append("--client-cert-auth")
         with open(self._log, "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        client = EtcdClient(self.url, timeout=1.0)
+        client = EtcdClient(self.url, timeout=1.0, tls=self.client_tls)
         deadline = time.monotonic() + timeout
         try:
             while True:
