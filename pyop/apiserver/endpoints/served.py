@@ -30,8 +30,9 @@ class GroupVersion:
 
 
 def group_versions(resources: ResourceRegistry) -> list[GroupVersion]:
-    """Core first, then the groups in discovery order (each group's versions by priority)."""
-    pairs = [("", "v1")]
+    """Core first (when served: an aggregated API server has no core group), then the groups in discovery order
+    (each group's versions by priority)."""
+    pairs = [("", "v1")] if resources.has_group_version("", "v1") else []
     for group in resources.api_group_list()["groups"]:
         pairs.extend((group["name"], entry["version"]) for entry in group["versions"])
     served = []

@@ -1,0 +1,424 @@
+"""`AggregatedServer`: an aggregated API server serving the user's `APIGroupVersion`s over HTTPS.
+
+A request meets, in order: delegated authentication (request-header client certificate, client certificate,
+TokenReview, anonymous), delegated authorization (always-allowed paths and groups, SubjectAccessReview), then
+health, metrics, /version, /openapi, discovery, or the generic registry (the test API server's: CRUD, list with
+selectors and pagination, watch with bookmarks, the status subresource, optimistic concurrency, generation,
+finalizers, dry-run, Table output, Status errors) with the kinds' typed strategies. Every request is counted in
+``apiserver_request_total``.
+
+Lifecycle: `start` listens (``port`` 0: any free port), `stop` ends watches, closes the listener and the cluster
+clients. `serve_until_signal` runs until SIGTERM or SIGINT and then shuts down gracefully: ``/readyz`` fails at once
+(its ``shutdown`` check), the listener stays open --shutdown-delay-duration longer so load balancers notice, then open
+watches end and in-flight requests get a moment to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import shutil
+import signal
+import ssl
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.api.status import ApiError
+from pyop.apiserver.authentication.delegating import DelegatedUser, RequestCredentials
+from pyop.apiserver.authorization.attributes import path_attributes, resource_attributes
+from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
+from pyop.apiserver.endpoints.handlers import ApiHandler, error_response, is_watch, json_response
+from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.apiserver.endpoints.table import include_object, to_table, wants_table
+from pyop.apiserver.endpoints.wire import dumps
+from pyop.apiserver.groups import APIGroupVersion, ServedKind, served_kinds
+from pyop.apiserver.registry.aggregated import AggregatedOperations
+from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
+from pyop.apiserver.server.config import Config, build_config
+from pyop.apiserver.server.options import RecommendedOptions
+from pyop.client import ClientConfig
+
+log = logging.getLogger("pyop.apiserver")
+_MAX_BODY = 64 * 1024 * 1024
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class AggregatedServer:
+    """Serves ``groups`` with ``config`` (from `build_config`); see the module docstring."""
+
+    def __init__(
+        self,
+        groups: Sequence[APIGroupVersion],
+        config: Config,
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        kubernetes_version: str = PINNED_KUBERNETES_VERSION,
+    ) -> None:
+        self.groups = list(groups)
+        self.config = config
+        self.kinds: dict[str, ServedKind] = {
+            kind.resource_type.storage_key: kind for kind in served_kinds(self.groups, kubernetes_version)
+        }
+        self.resources = ResourceRegistry([kind.resource_type for kind in self.kinds.values()])
+        strategies = {key: kind.strategy for key, kind in self.kinds.items() if kind.strategy is not None}
+        namespace_lookup = None
+        self.operations = AggregatedOperations(
+            config.store,
+            self.resources,
+            clock=clock,
+            users={},
+            bookmark_interval=config.options.bookmark_interval,
+            strategies=strategies,
+            namespace_lookup=namespace_lookup,
+        )
+        from pyop.testing.webhooks.dispatch import WebhookDispatcher  # the handler's admission driver (unused here)
+
+        self._webhooks = WebhookDispatcher(config.store, self.operations)
+        self._handler = ApiHandler(self.operations, self._webhooks)
+        self.openapi = OpenAPIDocuments(self.resources, self.operations.builtin.kubernetes_version)
+        self.url = ""
+        self._runner: web.ServerRunner | None = None
+        self._shutting_down = False
+        self._stopped = asyncio.Event()
+        self._tempdir: Path | None = None  # for_testing's
+        config.health.add("shutdown", self._not_shutting_down, endpoints=("readyz",))
+
+    # --- lifecycle ---------------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> AggregatedServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _not_shutting_down(self) -> None:
+        if self._shutting_down:
+            raise RuntimeError("the server is shutting down")
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The listener's TLS: the serving pair; client certificates requested and checked against the trusted CAs."""
+        serving = self.config.serving
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(serving.certificate_file, serving.key_file)
+        trusted = self.config.authenticator.trusted_ca_pem()
+        if trusted:
+            context.load_verify_locations(cadata=trusted.decode("ascii"))
+            context.verify_mode = ssl.CERT_OPTIONAL
+        return context
+
+    async def start(self) -> None:
+        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        runner = web.ServerRunner(server, shutdown_timeout=5.0)
+        await runner.setup()
+        serving = self.config.serving
+        await web.TCPSite(runner, serving.bind_address, serving.port, ssl_context=self.ssl_context()).start()
+        self._runner = runner
+        host, port = runner.addresses[0][:2]
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104 - only the displayed address
+        self.url = f"https://{shown if ':' not in shown else f'[{shown}]'}:{port}"
+        log.info("serving %s on %s", ", ".join(g.group_version for g in self.groups), self.url)
+
+    async def stop(self) -> None:
+        self._shutting_down = True
+        for watcher in list(self.operations.watchers):
+            watcher.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        await self._webhooks.close()
+        await self.config.close()
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+        self._stopped.set()
+
+    async def shutdown(self) -> None:
+        """Graceful: not ready at once, then --shutdown-delay-duration later the listener closes."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        delay = self.config.options.shutdown_delay
+        if delay > 0:
+            log.info("shutting down in %ss (readyz fails meanwhile)", delay)
+            await asyncio.sleep(delay)
+        await self.stop()
+
+    async def serve_until_signal(self) -> None:
+        """Run until SIGTERM or SIGINT, then shut down gracefully."""
+        await self.start()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, lambda: asyncio.ensure_future(self.shutdown()))
+        try:
+            await self._stopped.wait()
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+
+    def _make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
+        return web.BaseRequest(message, payload, protocol, writer, task, task.get_loop(), client_max_size=_MAX_BODY)
+
+    # --- what clients need -------------------------------------------------------------------------------------
+
+    @property
+    def ca_pem(self) -> bytes:
+        """The serving certificate (self-signed: its own CA): an APIService's caBundle, decoded."""
+        return self.config.serving.certificate_pem
+
+    @property
+    def ca_file(self) -> Path:
+        return self.config.serving.certificate_file
+
+    def client_config(self, **overrides: Any) -> ClientConfig:
+        """pyop's client settings for talking to this server directly (``token=...`` for a bearer token)."""
+        return ClientConfig(**{"server": self.url, "ca_file": str(self.ca_file), **overrides})
+
+    def kubeconfig_dict(self, token: str | None = None, **user: str) -> dict[str, Any]:
+        """A kubeconfig for this server directly (kubectl, the official client); ``user``: kubeconfig user fields
+        (``client-certificate``, ``client-key``)."""
+        user_entry: dict[str, Any] = dict(user)
+        if token:
+            user_entry["token"] = token
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "aggregated",
+                    "cluster": {
+                        "server": self.url,
+                        "certificate-authority-data": base64.b64encode(self.ca_pem).decode("ascii"),
+                    },
+                }
+            ],
+            "users": [{"name": "aggregated", "user": user_entry}],
+            "contexts": [{"name": "aggregated", "context": {"cluster": "aggregated", "user": "aggregated"}}],
+            "current-context": "aggregated",
+        }
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def for_testing(
+        cls,
+        groups: Sequence[APIGroupVersion],
+        test_api_server: Any,
+        *,
+        options: RecommendedOptions | None = None,
+        register: bool = True,
+    ) -> AsyncIterator[AggregatedServer]:
+        """This server in process, for a test, delegating to ``test_api_server`` (a started
+        `pyop.testing.TestAPIServer`): TokenReviews and SubjectAccessReviews go to it, the request-header settings
+        come from its extension-apiserver-authentication ConfigMap, and (``register``) an APIService per group version
+        points it at this server, so clients of the test server reach this one through its aggregation::
+
+            async with AggregatedServer.for_testing([GROUP], test_api_server) as server:
+                ...  # kubectl --kubeconfig test_api_server.kubeconfig_path get flunders
+        """
+        folder = Path(tempfile.mkdtemp(prefix="pyop-apiserver-"))
+        options = options or RecommendedOptions()
+        options.secure_serving.bind_address = "127.0.0.1"
+        options.secure_serving.secure_port = 0
+        if not options.secure_serving.tls_cert_file:
+            options.secure_serving.cert_dir = str(folder / "certificates")
+        kubeconfig = str(test_api_server.kubeconfig_path)
+        options.authentication.remote_kubeconfig_file = options.authentication.remote_kubeconfig_file or kubeconfig
+        options.authorization.remote_kubeconfig_file = options.authorization.remote_kubeconfig_file or kubeconfig
+        if options.bookmark_interval == RecommendedOptions().bookmark_interval:
+            options.bookmark_interval = 1.0
+        try:
+            config = await build_config(options)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        server = cls(groups, config)
+        server._tempdir = folder
+        await server.start()
+        try:
+            if register:
+                for group in server.groups:
+                    await register_with(test_api_server, group, server)
+            yield server
+        finally:
+            await server.stop()
+
+    # --- HTTP ----------------------------------------------------------------------------------------------------
+
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        started = time.perf_counter()
+        target: Target | DiscoveryPath | None = None
+        verb = request.method.lower()
+        kind = "readOnly" if request.method in ("GET", "HEAD", "OPTIONS") else "mutating"
+        self.config.metrics.inflight.labels(kind).inc()
+        try:
+            try:
+                target = parse_path(request.path)
+                if isinstance(target, Target):
+                    verb = verb_of(request.method, target, is_watch(request))
+                response = await self._serve(request, target, verb)
+            except ApiError as error:
+                response = error_response(error)
+        finally:
+            self.config.metrics.inflight.labels(kind).dec()
+        self._observe(request, target, verb, response.status, time.perf_counter() - started)
+        return response
+
+    def _observe(self, request: web.BaseRequest, target: Any, verb: str, code: int, seconds: float) -> None:
+        if isinstance(target, Target):
+            scope = "resource" if target.name else ("namespace" if target.namespace else "cluster")
+            group, version, resource, subresource = target.group, target.version, target.plural, target.subresource
+        else:
+            scope = group = version = resource = subresource = ""
+        self.config.metrics.observe(
+            verb=verb if isinstance(target, Target) else "",
+            method=request.method,
+            dry_run=bool(request.query.getall("dryRun", [])),
+            group=group,
+            version=version,
+            resource=resource,
+            subresource=subresource,
+            scope=scope,
+            code=code,
+            seconds=seconds,
+        )
+
+    def credentials(self, request: web.BaseRequest) -> RequestCredentials:
+        peer: bytes | None = None
+        transport = request.transport
+        ssl_object = transport.get_extra_info("ssl_object") if transport is not None else None
+        if ssl_object is not None:
+            peer = ssl_object.getpeercert(binary_form=True)
+        headers = request.headers
+        return RequestCredentials(headers, lambda name: list(headers.getall(name, [])), peer)
+
+    async def _serve(
+        self, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str
+    ) -> web.StreamResponse:
+        user = await self.config.authenticator.authenticate(self.credentials(request))
+        if isinstance(target, Target):
+            attributes = resource_attributes(user, target, verb, request.query)
+        else:
+            attributes = path_attributes(user, request.method, request.path)
+        await self.config.authorizer.authorize(attributes)
+        path = request.path
+        if self.config.health.is_health_path(path):
+            return await self.config.health.respond(request)
+        if isinstance(target, Target):
+            return await self._resource(request, target, verb, user)
+        if request.method != "GET":
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        if isinstance(target, DiscoveryPath):
+            return self._discovery(request, target)
+        if path == "/metrics":
+            body, content_type = self.config.metrics.exposition()
+            response = web.Response(body=body)
+            response.headers["Content-Type"] = content_type
+            return response
+        if path in ("/version", "/version/"):
+            return json_response(_version_info())
+        if path.startswith("/openapi/"):
+            return openapi_response(request, self.openapi)
+        raise ApiError(404, "the server could not find the requested resource")
+
+    def _discovery(self, request: web.BaseRequest, target: DiscoveryPath) -> web.Response:
+        if target.legacy and target.version is None:
+            return json_response({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []})
+        if (
+            target.version is None
+            and target.group in ("", None)
+            and wants_aggregated(request.headers.get("Accept", ""))
+        ):
+            return aggregated_response(self.resources, legacy=target.legacy)
+        return self._handler.discovery(target, self.url.split("://", 1)[1])
+
+    async def _resource(
+        self, request: web.BaseRequest, target: Target, verb: str, user: DelegatedUser
+    ) -> web.StreamResponse:
+        response = await self._handler.handle(request, target, verb, user)
+        wanted = verb in ("get", "list") and not target.subresource and response.status == 200
+        if not (wanted and wants_table(request.headers.get("Accept", "")) and isinstance(response, web.Response)):
+            return response
+        resource_type = self.resources.lookup(target.group, target.version, target.plural)
+        assert isinstance(response.body, bytes)
+        table = self.table(json.loads(response.body), resource_type, include_object(request.query))
+        converted = web.Response(body=dumps(table), content_type="application/json")
+        for value in response.headers.getall("Warning", []):
+            converted.headers.add("Warning", value)
+        return converted
+
+    def table(self, result: dict[str, Any], resource_type: ResourceType, mode: str = "Metadata") -> dict[str, Any]:
+        """A get's object or a list as a meta.k8s.io/v1 Table: the strategy's columns, else the model's
+        printcolumn markers (the same cells a CRD's additionalPrinterColumns give)."""
+        kind = self.kinds[resource_type.storage_key]
+        crd = kind.crd
+        computed = None
+        custom = kind.strategy.table() if kind.strategy is not None else None
+        if custom is not None:
+            printer, computed = custom
+            crd = json.loads(json.dumps(crd))
+            crd["spec"]["versions"][0]["additionalPrinterColumns"] = printer
+        table = to_table(result, resource_type, self.operations.clock(), crd=crd, mode=mode)
+        if computed is not None and custom is not None:
+            objects = result["items"] if isinstance(result.get("items"), list) else [result]
+            without_path = [i + 1 for i, column in enumerate(custom[0]) if not column["jsonPath"]]
+            for row, obj in zip(table["rows"], objects, strict=True):
+                cells = iter(computed(obj))
+                for index in without_path:
+                    row["cells"][index] = next(cells, None)
+        return table
+
+
+def _version_info() -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("pyop-kit")
+    except PackageNotFoundError:  # pragma: no cover - a source checkout without metadata
+        release = "0.0.0"
+    major, minor, *_ = (release.split(".") + ["0", "0"])[:3]
+    return {
+        "major": major,
+        "minor": minor,
+        "gitVersion": f"v{release}",
+        "gitCommit": "",
+        "gitTreeState": "",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "pyop",
+        "platform": "python",
+    }
+
+
+async def register_with(test_api_server: Any, group: APIGroupVersion, server: AggregatedServer) -> None:
+    """An APIService for ``group`` in the test API server, pointing at ``server`` (its local URL and CA)."""
+    register = getattr(test_api_server, "register_api_service", None)
+    if register is None:
+        raise RuntimeError(
+            "this pyop.testing.TestAPIServer has no aggregator (register_api_service); "
+            "use for_testing(..., register=False) and talk to the server directly"
+        )
+    await register(group.group, group.version, server.url, ca_bundle=server.ca_pem)
+
+
+async def start_server(groups: Sequence[APIGroupVersion], options: RecommendedOptions) -> AggregatedServer:
+    """Options -> Config -> a started server."""
+    server = AggregatedServer(groups, await build_config(options))
+    await server.start()
+    return server
+
+
+__all__ = ["AggregatedServer", "register_with", "start_server"]

@@ -1,0 +1,201 @@
+"""Options -> Config: what the server runs with, from validated options and the recommended defaults.
+
+k8s.io/apiserver's ``RecommendedOptions.ApplyTo`` steps, in order:
+
+- serving: the --tls-cert-file pair, else a self-signed certificate kept in --cert-dir (``apiserver.crt``,
+  ``apiserver.key``; made once, reused on restart: kube's MaybeDefaultWithSelfSignedCerts);
+- authentication: the request-header settings from flags, else from ConfigMap kube-system/extension-apiserver-
+  authentication (unless --authentication-skip-lookup; a failed lookup is fatal unless
+  --authentication-tolerate-lookup-failure), the client CA likewise, TokenReviews through --authentication-kubeconfig
+  (in-cluster by default; without any, bearer tokens are refused);
+- authorization: SubjectAccessReviews through --authorization-kubeconfig (in-cluster by default; without any, only the
+  always-allowed paths and groups pass);
+- storage: the --storage-backend under the watch cache.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyop.apiserver.authentication.delegating import (
+    ClientCertificateAuthenticator,
+    DelegatingAuthenticator,
+    RequestHeaderAuthenticator,
+    RequestHeaderConfig,
+    TokenReviewAuthenticator,
+)
+from pyop.apiserver.authentication.x509 import CertificateBundle
+from pyop.apiserver.authorization.delegating import DelegatingAuthorizer
+from pyop.apiserver.server.cluster import (
+    ClusterClient,
+    client_ca_from_config_map,
+    client_config,
+    request_header_from_config_map,
+)
+from pyop.apiserver.server.health import HealthChecks
+from pyop.apiserver.server.metrics import ServerMetrics
+from pyop.apiserver.server.options import OptionsError, RecommendedOptions, check
+from pyop.apiserver.server.storage import store_for
+from pyop.apiserver.storage.store import Store
+from pyop.client import ConfigError
+
+log = logging.getLogger("pyop.apiserver")
+
+SERVING_HOSTS = ("localhost", "127.0.0.1")
+
+
+@dataclass
+class ServingConfig:
+    bind_address: str
+    port: int
+    certificate_pem: bytes
+    key_pem: bytes
+    certificate_file: Path
+    key_file: Path
+
+
+@dataclass
+class Config:
+    """A server's complete configuration; `pyop.apiserver.server.aggregated.AggregatedServer` runs it."""
+
+    options: RecommendedOptions
+    serving: ServingConfig
+    authenticator: DelegatingAuthenticator
+    authorizer: DelegatingAuthorizer
+    store: Store
+    health: HealthChecks = field(default_factory=HealthChecks)
+    metrics: ServerMetrics = field(default_factory=ServerMetrics)
+    clients: list[ClusterClient] = field(default_factory=list)  # closed with the server
+    core: ClusterClient | None = None  # the cluster's core API (namespaces), when reachable
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+        close = getattr(getattr(self.store, "backend", None), "close", None)
+        if callable(close):
+            close()
+
+
+def serving_certificate(options: RecommendedOptions) -> ServingConfig:
+    serving = options.secure_serving
+    if serving.tls_cert_file:
+        certificate_file, key_file = Path(serving.tls_cert_file), Path(serving.tls_private_key_file)
+    else:
+        folder = Path(serving.cert_dir)
+        certificate_file, key_file = folder / "apiserver.crt", folder / "apiserver.key"
+        if not (certificate_file.is_file() and key_file.is_file()):
+            from pyop.manager.certificates import write_self_signed_certificate
+
+            write_self_signed_certificate(
+                folder, list(SERVING_HOSTS), cert_name="apiserver.crt", key_name="apiserver.key"
+            )
+            log.info("generated a self-signed serving certificate in %s", folder)
+    return ServingConfig(
+        serving.bind_address,
+        serving.secure_port,
+        certificate_file.read_bytes(),
+        key_file.read_bytes(),
+        certificate_file,
+        key_file,
+    )
+
+
+async def _cluster(kubeconfig: str, what: str) -> ClusterClient | None:
+    """A client of the cluster: the kubeconfig's, or in-cluster for ""; None (with a warning) when there is none
+    and none was asked for explicitly."""
+    try:
+        return ClusterClient(await client_config(kubeconfig))
+    except (ConfigError, OSError, ValueError) as error:
+        if kubeconfig:
+            raise OptionsError([f'--{what}-kubeconfig "{kubeconfig}": cannot be loaded: {error}']) from None
+        log.warning("no --%s-kubeconfig and not in a cluster (%s): %s is not delegated", what, error, what)
+        return None
+
+
+async def _authenticator(options: RecommendedOptions, clients: list[ClusterClient]) -> DelegatingAuthenticator:
+    authn = options.authentication
+    cluster = await _cluster(authn.remote_kubeconfig_file, "authentication")
+    if cluster is not None:
+        clients.append(cluster)
+    request_header: RequestHeaderConfig | None = None
+    client_ca: CertificateBundle | None = None
+    try:
+        if authn.requestheader_client_ca_file:
+            request_header = RequestHeaderConfig(
+                CertificateBundle.from_file(authn.requestheader_client_ca_file),
+                list(authn.requestheader_allowed_names),
+                list(authn.requestheader_username_headers),
+                list(authn.requestheader_group_headers),
+                list(authn.requestheader_extra_headers_prefix),
+                list(authn.requestheader_uid_headers),
+            )
+        if authn.client_ca_file:
+            client_ca = CertificateBundle.from_file(authn.client_ca_file)
+    except ValueError as error:
+        raise OptionsError([str(error)]) from None
+    if (request_header is None or client_ca is None) and not authn.skip_in_cluster_lookup and cluster is not None:
+        try:
+            data = await cluster.authentication_config_map()  # None: not there, nothing to add (as kube)
+            if data is not None:
+                request_header = request_header or request_header_from_config_map(data)
+                client_ca = client_ca or client_ca_from_config_map(data)
+        except Exception as error:
+            if not authn.tolerate_in_cluster_lookup_failure:
+                raise OptionsError(
+                    [
+                        f"cannot read the request-header settings from the cluster ({error}); "
+                        "give --requestheader-client-ca-file, or --authentication-skip-lookup, or "
+                        "--authentication-tolerate-lookup-failure"
+                    ]
+                ) from None
+            log.warning("cannot read kube-system/extension-apiserver-authentication: %s", error)
+    tokens = TokenReviewAuthenticator(cluster, ttl=authn.cache_ttl) if cluster is not None else None
+    return DelegatingAuthenticator(
+        request_header=RequestHeaderAuthenticator(request_header) if request_header else None,
+        client_certificate=ClientCertificateAuthenticator(client_ca) if client_ca else None,
+        tokens=tokens,
+        anonymous=authn.anonymous,
+    )
+
+
+async def _authorizer(options: RecommendedOptions, clients: list[ClusterClient]) -> DelegatingAuthorizer:
+    authz = options.authorization
+    same = authz.remote_kubeconfig_file == options.authentication.remote_kubeconfig_file and clients
+    cluster = clients[0] if same else await _cluster(authz.remote_kubeconfig_file, "authorization")
+    if cluster is not None and cluster not in clients:
+        clients.append(cluster)
+    return DelegatingAuthorizer(
+        cluster,
+        allow_ttl=authz.allow_cache_ttl,
+        deny_ttl=authz.deny_cache_ttl,
+        always_allow_paths=authz.always_allow_paths,
+        always_allow_groups=authz.always_allow_groups,
+    )
+
+
+async def build_config(options: RecommendedOptions) -> Config:
+    """Validated options -> a complete Config (raises `OptionsError`, one line per problem)."""
+    check(options)
+    clients: list[ClusterClient] = []
+    try:
+        serving = serving_certificate(options)
+        authenticator = await _authenticator(options, clients)
+        authorizer = await _authorizer(options, clients)
+        core = clients[0] if clients and not options.kubeconfig else None
+        if options.kubeconfig:
+            core = ClusterClient(await client_config(options.kubeconfig))
+            clients.append(core)
+        try:
+            store = store_for(options.storage)
+        except ValueError as error:
+            raise OptionsError([str(error)]) from None
+    except BaseException:
+        for client in clients:
+            await client.close()
+        raise
+    return Config(options, serving, authenticator, authorizer, store, clients=clients, core=core)
+
+
+__all__ = ["Config", "ServingConfig", "build_config", "serving_certificate"]
