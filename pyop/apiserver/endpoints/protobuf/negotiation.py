@@ -1,0 +1,132 @@
+"""Protobuf at the HTTP edge: request bodies in, and responses out for clients that accept nothing else.
+
+kube-apiserver decodes `application/vnd.kubernetes.protobuf` bodies for built-in kinds (custom resources have no
+protobuf serializer: 415). Responses here are JSON whenever the Accept header allows JSON (every client that sends
+protobuf lists JSON too: client-go's `application/vnd.kubernetes.protobuf, application/json`); a client that asks
+for protobuf only gets protobuf (objects, lists and Status errors), and a 406 for a kind with no protobuf message,
+as kube-apiserver answers for custom resources. Watches follow the same rule with `;stream=watch` frames.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from aiohttp import web
+
+from pyop.api.status import ApiError, bad_request
+from pyop.apiserver.endpoints.protobuf.decode import ProtobufDecodeError
+from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError
+from pyop.apiserver.endpoints.protobuf.envelope import (
+    UnsupportedKindError,
+    decode_object,
+    encode_object,
+    encode_watch_event,
+    supports,
+)
+
+PROTOBUF_TYPE: Final = "application/vnd.kubernetes.protobuf"
+WATCH_STREAM_TYPE: Final = PROTOBUF_TYPE + ";stream=watch"
+_JSON_COMPATIBLE: Final = frozenset({"application/json", "application/*", "*/*", "application/yaml"})
+
+
+def decode_body(raw: bytes, *, custom: bool, accepted: tuple[str, ...]) -> Any:
+    """A protobuf request body as the JSON object kube-apiserver would have decoded; `custom`: the resource is a
+    custom resource (no protobuf serializer: 415 with the types it takes, `accepted`)."""
+    if custom:
+        raise unsupported_media_type(accepted)
+    if not raw:
+        return None
+    try:
+        return decode_object(raw)
+    except UnsupportedKindError as error:
+        raise ApiError(
+            415,
+            f"the body of the request was in an unknown format: no protobuf message for {error.kind} in "
+            f"{error.api_version} - accepted media types include: " + ", ".join(accepted),
+            reason="UnsupportedMediaType",
+        ) from None
+    except ProtobufDecodeError as error:
+        raise bad_request(f"the body of the request is not a valid protobuf object: {error}") from None
+
+
+def unsupported_media_type(accepted: tuple[str, ...]) -> ApiError:
+    return ApiError(
+        415,
+        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(accepted),
+        reason="UnsupportedMediaType",
+    )
+
+
+def _media_ranges(accept: str) -> list[tuple[str, dict[str, str]]]:
+    ranges = []
+    for part in accept.split(","):
+        pieces = [piece.strip() for piece in part.split(";")]
+        if not pieces[0]:
+            continue
+        params = {}
+        for piece in pieces[1:]:
+            key, _, value = piece.partition("=")
+            params[key.strip().lower()] = value.strip()
+        if params.get("q") in ("0", "0.0", "0.00", "0.000"):
+            continue
+        ranges.append((pieces[0].lower(), params))
+    return ranges
+
+
+def wants_protobuf(accept: str) -> bool:
+    """Whether the client accepts protobuf and no JSON (an absent Accept header accepts anything: JSON)."""
+    ranges = _media_ranges(accept)
+    if not any(media == PROTOBUF_TYPE and "as" not in params for media, params in ranges):
+        return False
+    return not any(media in _JSON_COMPATIBLE for media, _params in ranges)
+
+
+def as_protobuf(request: web.BaseRequest, response: web.StreamResponse) -> web.StreamResponse:
+    """The JSON response re-encoded as protobuf when the client accepts only protobuf; any other as it is.
+
+    Re-encoding costs a JSON decode, paid only by protobuf-only clients. A body without a kind (`/version`) stays
+    JSON (kube-apiserver serves those as JSON only); an object of a kind with no message is a 406."""
+    if not isinstance(response, web.Response) or response.content_type != "application/json":
+        return response
+    if not wants_protobuf(request.headers.get("Accept", "")):
+        return response
+    assert isinstance(response.body, bytes)
+    try:
+        body = json.loads(response.body)
+    except ValueError:
+        return response
+    if not isinstance(body, dict) or not body.get("kind"):
+        return response
+    if not supports(body):
+        status = ApiError(
+            406,
+            f"the server does not serve {body.get('kind')} ({body.get('apiVersion')}) as {PROTOBUF_TYPE}",
+            reason="NotAcceptable",
+        ).to_status()
+        converted = web.Response(body=encode_object(status), status=406, content_type=PROTOBUF_TYPE)
+    else:
+        try:
+            encoded = encode_object(body)
+        except ProtobufEncodeError as error:
+            status = ApiError(500, f"cannot encode the response as protobuf: {error}").to_status()
+            return web.Response(body=encode_object(status), status=500, content_type=PROTOBUF_TYPE)
+        converted = web.Response(body=encoded, status=response.status, content_type=PROTOBUF_TYPE)
+    for name in ("Warning", "Retry-After"):
+        for value in response.headers.getall(name, []):
+            converted.headers.add(name, value)
+    return converted
+
+
+def watch_encoder(request: web.BaseRequest, kind_example: dict[str, Any]) -> Any:
+    """For a watch whose client accepts only protobuf: the frame encoder of its events (None: JSON lines).
+    `kind_example`: an object of the watched kind (apiVersion and kind); a kind with no message is a 406."""
+    if not wants_protobuf(request.headers.get("Accept", "")):
+        return None
+    if not supports(kind_example):
+        raise ApiError(
+            406,
+            f"the server does not serve watches of {kind_example.get('kind')} as {PROTOBUF_TYPE}",
+            reason="NotAcceptable",
+        )
+    return encode_watch_event
