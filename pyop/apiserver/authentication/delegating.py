@@ -120,8 +120,7 @@ class ClientCertificateAuthenticator:
         peer = PeerCertificate.from_der(credentials.peer_certificate)
         if self.client_ca.verify(peer):
             return None
-        groups = [*peer.organizations, AUTHENTICATED_GROUP]
-        return DelegatedUser(peer.common_name, groups, authenticator=self.name)
+        return DelegatedUser(peer.common_name, peer.organizations, authenticator=self.name)
 
 
 # --- bearer tokens ---------------------------------------------------------------------------------------------
@@ -192,6 +191,12 @@ def _reviewed_user(status: Mapping[str, Any]) -> DelegatedUser | None:
 # --- the union -------------------------------------------------------------------------------------------------
 
 
+def _in_authenticated_group(user: DelegatedUser) -> DelegatedUser:
+    if AUTHENTICATED_GROUP not in user.groups and ANONYMOUS_USER != user.username:
+        user.groups = [*user.groups, AUTHENTICATED_GROUP]
+    return user
+
+
 class DelegatingAuthenticator:
     """The authenticators in kube's order; anonymous last when enabled, else 401 for requests without credentials."""
 
@@ -209,11 +214,12 @@ class DelegatingAuthenticator:
         self.anonymous = anonymous
 
     async def authenticate(self, credentials: RequestCredentials) -> DelegatedUser:
+        """The user; every authenticated one is in system:authenticated (kube's AuthenticatedGroupAdder)."""
         for certificate_authenticator in (self.request_header, self.client_certificate):
             if certificate_authenticator is not None:
                 user = certificate_authenticator.authenticate(credentials)
                 if user is not None:
-                    return user
+                    return _in_authenticated_group(user)
         authorization = credentials.headers.get("Authorization", "")
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() == "bearer" and token.strip():
@@ -221,7 +227,7 @@ class DelegatingAuthenticator:
                 raise unauthorized()
             user = await self.tokens.authenticate(token.strip())
             if user is not None:
-                return user
+                return _in_authenticated_group(user)
         if self.anonymous:
             return DelegatedUser(ANONYMOUS_USER, [UNAUTHENTICATED_GROUP], authenticator="anonymous")
         raise unauthorized()

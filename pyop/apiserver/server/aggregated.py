@@ -45,9 +45,10 @@ from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.groups import APIGroupVersion, ServedKind, served_kinds
 from pyop.apiserver.registry.aggregated import AggregatedOperations
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
-from pyop.apiserver.server.config import Config, build_config
+from pyop.apiserver.server.config import SERVING_HOSTS, Config, build_config
 from pyop.apiserver.server.options import RecommendedOptions
 from pyop.client import ClientConfig
+from pyop.manager.certificates import write_self_signed_certificate
 
 log = logging.getLogger("pyop.apiserver")
 _MAX_BODY = 64 * 1024 * 1024
@@ -234,7 +235,12 @@ class AggregatedServer:
         options.secure_serving.bind_address = "127.0.0.1"
         options.secure_serving.secure_port = 0
         if not options.secure_serving.tls_cert_file:
+            # Valid for the names the test server's aggregator dials (its ExternalName Services) and for loopback.
             options.secure_serving.cert_dir = str(folder / "certificates")
+            hosts = [*SERVING_HOSTS, *filter(None, (service_host(group) for group in groups))]
+            write_self_signed_certificate(
+                folder / "certificates", hosts, cert_name="apiserver.crt", key_name="apiserver.key"
+            )
         kubeconfig = str(test_api_server.kubeconfig_path)
         options.authentication.remote_kubeconfig_file = options.authentication.remote_kubeconfig_file or kubeconfig
         options.authorization.remote_kubeconfig_file = options.authorization.remote_kubeconfig_file or kubeconfig
@@ -401,6 +407,16 @@ def _version_info() -> dict[str, Any]:
         "compiler": "pyop",
         "platform": "python",
     }
+
+
+def service_host(group: APIGroupVersion) -> str:
+    """The DNS name the test API server's aggregator dials for ``group``: its ExternalName Service's ("" without an
+    aggregator)."""
+    try:
+        from pyop.testing.aggregator import service_name_for
+    except ImportError:
+        return ""
+    return f"{service_name_for(group.group, group.version)}.default.svc"
 
 
 async def register_with(test_api_server: Any, group: APIGroupVersion, server: AggregatedServer) -> None:
