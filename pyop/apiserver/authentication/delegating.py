@@ -192,7 +192,7 @@ def _reviewed_user(status: Mapping[str, Any]) -> DelegatedUser | None:
 
 
 def _in_authenticated_group(user: DelegatedUser) -> DelegatedUser:
-    if AUTHENTICATED_GROUP not in user.groups and ANONYMOUS_USER != user.username:
+    if AUTHENTICATED_GROUP not in user.groups and user.username != ANONYMOUS_USER:
         user.groups = [*user.groups, AUTHENTICATED_GROUP]
     return user
 
