@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from manifests_helpers import fails, line_of, project
+from manifests_helpers import fails, line_of, project, pyop
 
 TYPES = "shipyard_op/api/v1/ship_types.py"
 LOCATED = re.compile(r"^(Error: )?(?P<file>[\w./-]+\.py):(?P<line>\d+): The CustomResourceDefinition ")
@@ -105,3 +105,32 @@ def test_each_version_names_its_own_file(tmp_path: Path) -> None:
         ("shipyard_op/api/v2/ship_types.py", line_of(root / "shipyard_op/api/v2/ship_types.py", "Pattern")),
     }
     assert all("spec.versions[" in text for _, _, text in found)
+
+
+def test_a_rule_over_the_cost_budget_names_the_bounds_to_add(tmp_path: Path) -> None:
+    body = (
+        '    # +kubebuilder:validation:XValidation:rule="self.all(n, n.matches(\'^[a-z]+$\'))",message="lowercase"\n'
+        "    names: list[str] = []"
+    )
+    root = project(tmp_path / "op", {"v1/ship_types.py": _module(body)})
+    found = _located(fails(root))
+    assert len(found) == 3  # the rule, the same rule as the schema total's main contributor, the total
+    rule_errors = [text for _, _, text in found if "rule: Forbidden: estimated rule cost exceeds budget" in text]
+    assert len(rule_errors) == 1
+    assert "by factor of more than 100x" in rule_errors[0]
+    assert rule_errors[0].endswith(
+        "; bound it: add maxItems to spec.names (+kubebuilder:validation:MaxItems), "
+        "add maxLength to spec.names[*] (+kubebuilder:validation:MaxLength)"
+    )
+    assert found[0][:2] == (TYPES, line_of(root / TYPES, "XValidation"))
+
+
+def test_bounding_the_list_and_its_strings_makes_the_rule_affordable(tmp_path: Path) -> None:
+    body = (
+        '    # +kubebuilder:validation:XValidation:rule="self.all(n, n.matches(\'^[a-z]+$\'))",message="lowercase"\n'
+        "    # +kubebuilder:validation:MaxItems=100\n"
+        "    # +kubebuilder:validation:items:MaxLength=63\n"
+        "    names: list[str] = []"
+    )
+    root = project(tmp_path / "op", {"v1/ship_types.py": _module(body)})
+    assert pyop("make", "manifests", cwd=root).exit_code == 0

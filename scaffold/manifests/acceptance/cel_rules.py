@@ -1,53 +1,30 @@
 """Static checks of ``x-kubernetes-validations`` (validation.go, ``schema/cel/compilation.go``).
 
 Shape checks (rule present, message/messageExpression/reason/fieldPath well formed) always
-run. Parsing uses cel-python's grammar; on top of it this module checks what cel-go's type
-checker would certainly reject and can be decided without full typing: references to
-undeclared variables, and ``self.<field>`` chains naming fields the schema does not have.
-It does not type-check results (bool-ness) or estimate cost.
+run. Parsing uses cel-python's grammar; the parse is reduced to cel-go's expression tree
+(`cel_ast`), type-checked against the rule's schema node and its cost estimated (`cel_check`),
+each rule held to the API server's budget (`cel_budget`): what cel-go's checker certainly
+rejects is reported in its words (undeclared references, missing fields, operators and functions
+applied to the wrong types, a result that is no bool), and so is a rule that would cost too
+much. Expressions the reduced tree does not model fall back to the checks that need no typing.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from pyop.schema import cel, fieldpath
 from pyop.schema.errors import FieldError, child, index, invalid, key, not_supported, required
-from pyop_scaffold.manifests.acceptance import cel_summary
+from pyop_scaffold.manifests.acceptance import cel_ast, cel_budget, cel_check, cel_summary
+from pyop_scaffold.manifests.acceptance.cel_budget import Ledger
+from pyop_scaffold.manifests.acceptance.cel_decl import escape_property
 from pyop_scaffold.manifests.acceptance.cel_grammar import load_cel_parser
 from pyop_scaffold.manifests.acceptance.cel_summary import Summary, SummaryCache
 from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
 
 SUPPORTED_REASONS: Final = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
-_CEL_RESERVED: Final = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
-_CEL_NAME: Final = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 # Global identifiers the Kubernetes CEL environment declares besides self/oldSelf.
 _KNOWN_GLOBALS: Final = frozenset(
     [
@@ -76,17 +53,6 @@ _KNOWN_GLOBALS: Final = frozenset(
 _MACROS: Final = frozenset(
     {"all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry", "existsOne"}
 )
-
-
-def escape_property(name: str) -> str | None:
-    """The CEL field name of a schema property, or None when CEL cannot address it."""
-    if name in _CEL_RESERVED:
-        return f"__{name}__"
-    if not _CEL_NAME.match(name):
-        return None
-    return (
-        name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__").replace("/", "__slash__")
-    )
 
 
 def shape_errors(node: dict[str, Any], path: str) -> list[FieldError]:
@@ -136,15 +102,25 @@ def _field_path_errors(field_path: str, node: dict[str, Any], path: str) -> list
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a rule sits: which ancestor (if any) makes oldSelf uncorrelatable."""
+    """Where a rule sits: which ancestor (if any) makes oldSelf uncorrelatable, and how often the rule may run
+    (the product of the bounds of the lists and maps above it; None when one of them has none, and then the
+    `unbounded_within` bounds, as (keyword, place), would make it finite)."""
 
     uncorrelatable_within: str | None
     resource_root: bool
+    cardinality: int | None = 1
+    place: str = ""  # the node's dotted name in hints (spec.items[*])
+    unbounded_within: tuple[tuple[str, str], ...] = ()
 
 
-def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> list[FieldError]:
-    """Errors the API server's CEL compilation would report for this node's rules (none without cel-python)."""
+def compile_errors(
+    node: dict[str, Any], path: str, placement: Placement, ledger: Ledger | None = None
+) -> list[FieldError]:
+    """Errors the API server's CEL compilation would report for this node's rules (none without cel-python),
+    in its order per rule: the cost, the compilation, the messageExpression, the oldSelf checks. Each rule's
+    and messageExpression's cost goes into `ledger` (the schema's total)."""
     errors: list[FieldError] = []
+    self_type: cel_check.CelType | None = None
     for position, rule in enumerate(node.get("x-kubernetes-validations") or ()):
         rule_path = index(child(path, "x-kubernetes-validations"), position)
         expression = (rule.get("rule") or "").strip()
@@ -153,9 +129,39 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
         summary = _summary(expression)
         if summary is None:
             return []  # no CEL support installed: no rule is checked
-        problem = _compile_problem(summary, node, placement.resource_root)
+        if summary.tree is not None and self_type is None:
+            self_type = cel_check.self_type(node, placement.resource_root, placement.place)
+        problem, cost = _compile_problem(summary, expression, node, placement.resource_root, self_type, "rule")
+        rule_cost = _times_cardinality(cost, node, placement) if problem is None else 0
+        bounds = _bounds(cost, placement) if problem is None else ()
+        budget = cel_budget.rule_budget_error(child(rule_path, "rule"), "estimated rule cost", rule_cost, bounds)
+        if budget is not None:
+            errors.append(budget)
+        if ledger is not None:
+            ledger.observe(child(rule_path, "rule"), rule_cost, bounds)
         if problem is not None:
-            errors.append(invalid(child(rule_path, "rule"), rule, f"compilation failed: {problem}"))
+            errors.append(invalid(child(rule_path, "rule"), rule, problem))
+        message_expression = (rule.get("messageExpression") or "").strip()
+        message_summary = _summary(message_expression) if message_expression else None
+        if message_summary is not None:
+            if message_summary.tree is not None and self_type is None:
+                self_type = cel_check.self_type(node, placement.resource_root, placement.place)
+            message_problem, message_cost = _compile_problem(
+                message_summary, message_expression, node, placement.resource_root, self_type, "messageExpression"
+            )
+            message_path = child(rule_path, "messageExpression")
+            if message_problem is not None:
+                errors.append(invalid(message_path, rule, message_problem))
+            elif message_cost is not None:
+                message_bounds = message_cost.hints
+                budget = cel_budget.rule_budget_error(
+                    message_path, "estimated messageExpression cost", message_cost.cost, message_bounds
+                )
+                if budget is not None:
+                    errors.append(budget)
+                if ledger is not None:
+                    ledger.observe(message_path, message_cost.cost, message_bounds)
+        if problem is not None and summary.syntax_error is not None:
             continue
         transition = any(name == "oldSelf" for name, _, _ in summary.free_identifiers)
         if transition and placement.uncorrelatable_within is not None:
@@ -168,31 +174,60 @@ def compile_errors(node: dict[str, Any], path: str, placement: Placement) -> lis
             errors.append(
                 invalid(child(rule_path, "optionalOldSelf"), True, "may not be set if oldSelf is not used in rule")
             )
-        message_expression = (rule.get("messageExpression") or "").strip()
-        message_summary = _summary(message_expression) if message_expression else None
-        if message_summary is not None:
-            problem = _compile_problem(message_summary, node, placement.resource_root)
-            if problem is not None:
-                errors.append(
-                    invalid(
-                        child(rule_path, "messageExpression"), rule, f"messageExpression compilation failed: {problem}"
-                    )
-                )
     return errors
 
 
-def _compile_problem(summary: Summary, node: dict[str, Any], resource_root: bool) -> str | None:
+def _times_cardinality(cost: cel_check.Analysis | None, node: dict[str, Any], placement: Placement) -> int:
+    """The rule's cost times how often it may run (apiextensions' getExpressionCost)."""
+    if cost is None:
+        return 0
+    if placement.cardinality is not None:
+        return cel_budget.times(cost.cost, placement.cardinality)
+    self_type = cel_check.self_type(node, placement.resource_root, placement.place)
+    return cel_budget.times(cost.cost, cel_budget.fallback_cardinality(self_type.min_size))
+
+
+def _bounds(cost: cel_check.Analysis | None, placement: Placement) -> tuple[tuple[str, str], ...]:
+    found: dict[tuple[str, str], None] = dict.fromkeys(
+        placement.unbounded_within if placement.cardinality is None else ()
+    )
+    for bound in cost.hints if cost is not None else ():
+        found.setdefault(bound, None)
+    return tuple(found)
+
+
+def _compile_problem(
+    summary: Summary,
+    expression: str,
+    node: dict[str, Any],
+    resource_root: bool,
+    self_type: cel_check.CelType | None,
+    kind: str,
+) -> tuple[str | None, cel_check.Analysis | None]:
+    """(the API server's detail for a `kind` ("rule" or "messageExpression") that does not compile, or None;
+    the type check's analysis when there is one)."""
+    failed = "compilation failed: " if kind == "rule" else "messageExpression compilation failed: "
     if summary.syntax_error is not None:
         first_line = summary.syntax_error.splitlines()[0] if summary.syntax_error else "syntax error"
-        return f"ERROR: <input>: {first_line}"
+        return f"{failed}ERROR: <input>: {first_line}", None
     if not summary.parsed:
-        return None
+        return None, None
+    if summary.tree is not None and self_type is not None:
+        analysis = cel_check.analyze(summary.tree, expression, self_type)
+        if analysis.errors:
+            return failed + "\n".join(analysis.errors), None
+        if kind == "rule" and analysis.output.kind not in ("bool", "unknown", "dyn"):
+            return "cel expression must evaluate to a bool", None
+        if kind == "messageExpression" and analysis.output.kind not in ("string", "unknown", "dyn"):
+            return "messageExpression must evaluate to a string", None
+        return None, analysis
     for name, line, column in summary.free_identifiers:
         if name not in _KNOWN_GLOBALS:
-            return f"ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')"
+            return f"{failed}ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')", None
     if summary.bad_has is not None:
-        return summary.bad_has
-    return _undefined_field(summary, node, resource_root)
+        return failed + summary.bad_has, None
+    undefined = _undefined_field(summary, node, resource_root)
+    return (None if undefined is None else failed + undefined), None
 
 
 # -- parses, summarised once per expression (and kept across runs) ------------------------------------------------
@@ -209,7 +244,7 @@ def _summary(expression: str) -> Summary | None:
     its parser) only for an expression neither this process nor the on-disk cache has seen."""
     global _summaries
     if _summaries is None:
-        state = cel_summary.code_state([__file__, cel_summary.__file__, cel.__file__])
+        state = cel_summary.code_state([__file__, cel_summary.__file__, cel.__file__, cel_ast.__file__])
         _summaries = SummaryCache(cel_summary.cache_file() if state is not None else None, state or [])
     try:
         return _summaries.get(expression, _summarize)
@@ -227,9 +262,21 @@ def _summarize(expression: str) -> Summary:
     tree = cel.parse_tree(expression)
     if tree is None:
         return Summary(None, False, (), None, ())
+    reduced = None if _uses_optional_syntax(expression) else cel_ast.reduce(tree, expression)
     return Summary(
-        None, True, tuple(_free_identifier_tokens(tree)), _invalid_has_argument(tree), tuple(_field_chains(tree))
+        None,
+        True,
+        tuple(_free_identifier_tokens(tree)),
+        _invalid_has_argument(tree),
+        tuple(_field_chains(tree)),
+        reduced,
     )
+
+
+def _uses_optional_syntax(expression: str) -> bool:
+    """`x.?f`, `x[?k]`: parsed here only after rewriting, so not type-checked or costed."""
+    code = cel.code_outside_strings(expression)
+    return ".?" in code or "[?" in code
 
 
 def _invalid_has_argument(tree: Any) -> str | None:
@@ -400,46 +447,125 @@ def _undefined_field(summary: Summary, node: dict[str, Any], resource_root: bool
     return None
 
 
+_Bounds = tuple[tuple[str, str], ...]
+# The costs a clean subtree's rules added to the ledger, relative to the subtree's path, by the memo's verdict key:
+# a skipped subtree adds them again, so that skipping never changes a schema's total.
+_clean_costs: dict[tuple[str, int | None, Any], list[tuple[str, int, _Bounds]]] = {}
+
+
 def rule_errors(
     root: dict[str, Any],
     root_path: str,
     check: Callable[[dict[str, Any], str, Placement], list[FieldError]],
     memo: SchemaMemo | None = None,
     family: str = "",
+    ledger: Ledger | None = None,
 ) -> list[FieldError]:
     """The errors ``check(node, path, placement)`` finds at every structural node that has rules, in walk order.
 
     With a ``memo``, subtrees where ``family``'s check found nothing before (same content, same placement
-    flags) are skipped; ``check`` must then depend on the subtree's content and placement only.
+    flags) are skipped; ``check`` must then depend on the subtree's content and placement only. When `check`
+    records costs in `ledger`, a skipped subtree's costs are recorded again from the time it was checked.
     """
     errors: list[FieldError] = []
 
-    def descend(node: Any, path: str, uncorrelatable: str | None, is_root: bool) -> None:
+    def descend(node: Any, path: str, where: _Where) -> None:
         if not isinstance(node, dict):
             return
         if memo is None:
-            visit(node, path, uncorrelatable, is_root)
+            visit(node, path, where)
             return
-        context = (uncorrelatable is not None, is_root)
+        context: Any = (where.uncorrelatable is not None, where.is_root, where.cardinality)
+        if ledger is not None:  # recorded costs carry hints naming places: replayed only where they were made
+            context = (*context, where.place, where.unbounded)
         if memo.is_clean(family, node, context):
+            if ledger is not None:
+                for suffix, cost, bounds in _clean_costs.get((family, memo.key_of(node), context), ()):
+                    ledger.observe(path + suffix, cost, bounds)
             return
         found = len(errors)
-        visit(node, path, uncorrelatable, is_root)
+        observed = len(ledger.entries) if ledger is not None else 0
+        visit(node, path, where)
         if len(errors) == found:
             memo.record_clean(family, node, context)
+            if ledger is not None:
+                _clean_costs[(family, memo.key_of(node), context)] = [
+                    (entry_path[len(path) :], cost, bounds) for entry_path, cost, bounds in ledger.entries[observed:]
+                ]
 
-    def visit(node: dict[str, Any], path: str, uncorrelatable: str | None, is_root: bool) -> None:
+    def visit(node: dict[str, Any], path: str, where: _Where) -> None:
         if node.get("x-kubernetes-validations"):
-            placement = Placement(uncorrelatable, is_root or bool(node.get("x-kubernetes-embedded-resource")))
+            placement = Placement(
+                where.uncorrelatable,
+                where.is_root or bool(node.get("x-kubernetes-embedded-resource")),
+                where.cardinality,
+                where.place,
+                where.unbounded,
+            )
             errors.extend(check(node, path, placement))
         atomic_map = node.get("x-kubernetes-map-type") == "atomic"
+        cardinality, unbounded = _child_cardinality(node, where)
         for name, prop in (node.get("properties") or {}).items():
-            descend(prop, key(child(path, "properties"), name), uncorrelatable or (path if atomic_map else None), False)
+            descend(
+                prop,
+                key(child(path, "properties"), name),
+                _Where(
+                    where.uncorrelatable or (path if atomic_map else None),
+                    False,
+                    cardinality,
+                    f"{where.place}.{name}" if where.place else name,
+                    unbounded,
+                ),
+            )
         if isinstance(node.get("additionalProperties"), dict):
-            descend(node["additionalProperties"], child(path, "additionalProperties"), uncorrelatable, False)
+            descend(
+                node["additionalProperties"],
+                child(path, "additionalProperties"),
+                _Where(where.uncorrelatable, False, cardinality, f"{where.place}[*]", unbounded),
+            )
         if isinstance(node.get("items"), dict):
             list_map = node.get("x-kubernetes-list-type") == "map"
-            descend(node["items"], child(path, "items"), uncorrelatable or (None if list_map else path), False)
+            descend(
+                node["items"],
+                child(path, "items"),
+                _Where(
+                    where.uncorrelatable or (None if list_map else path),
+                    False,
+                    cardinality,
+                    f"{where.place}[*]",
+                    unbounded,
+                ),
+            )
 
-    descend(root, root_path, None, True)
+    descend(root, root_path, _Where(None, True, 1, "", ()))
     return errors
+
+
+@dataclass(frozen=True)
+class _Where:
+    """What a node inherits from its ancestors (see `Placement`)."""
+
+    uncorrelatable: str | None
+    is_root: bool
+    cardinality: int | None
+    place: str
+    unbounded: _Bounds
+
+
+def _child_cardinality(node: dict[str, Any], where: _Where) -> tuple[int | None, _Bounds]:
+    """How often a child of `node` may occur (apiextensions' extractMaxElements times the node's own), and the
+    bounds that are missing on the way down."""
+    kind = node.get("type")
+    keyword = "maxProperties" if kind == "object" else "maxItems"
+    if kind == "object" and node.get("additionalProperties") is None:
+        factor: int | None = 1
+    elif kind in ("object", "array"):
+        bound = node.get(keyword)
+        factor = max(bound, 0) if isinstance(bound, int) and not isinstance(bound, bool) else None
+    else:
+        factor = 1
+    if factor is None:
+        return None, (*where.unbounded, (keyword, where.place))
+    if where.cardinality is None:
+        return None, where.unbounded
+    return cel_budget.times(where.cardinality, factor) if factor else 0, where.unbounded

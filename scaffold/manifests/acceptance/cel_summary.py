@@ -2,11 +2,12 @@
 
 Importing cel-python (with lark and pendulum) and loading its parser costs a tenth of a second, which every
 `pyop make manifests` of a project with a single rule paid. The checks read little from a parse: the syntax error,
-the free identifiers with their positions, a misused `has()`, and the `self.`/`oldSelf.` field chains with the
-position of each chain's last name. That summary is plain data, stored as JSON (never code) in the user's cache
-directory beside the grammar cache and under the same ownership rules, and keyed by the expression and by what
-computes it: the state (modification time, size) of cel-python's and lark's parsing files and of the modules
-that rewrite and summarise. Anything else (an unreadable, foreign or stale file) means parsing as before.
+the free identifiers with their positions, a misused `has()`, the `self.`/`oldSelf.` field chains with the
+position of each chain's last name, and the reduced tree the type check and cost estimate walk. That summary
+is plain data, stored as JSON (never code) in the user's cache directory beside the grammar cache and under the
+same ownership rules, and keyed by the expression and by what computes it: the state (modification time, size)
+of cel-python's and lark's parsing files and of the modules that rewrite and summarise. Anything else (an
+unreadable, foreign or stale file) means parsing as before.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Final
 from pyop_scaffold.cache import cache_directory
 
 _CACHE_FILE_NAME: Final = "cel-summaries.json"
-_FORMAT: Final = 1
+_FORMAT: Final = 2
 _MAX_ENTRIES: Final = 4096
 
 
@@ -36,6 +37,7 @@ class Summary:
     free_identifiers: tuple[tuple[str, int, int], ...]  # names not bound by a macro, in tree order
     bad_has: str | None  # the error of a has() whose argument is no field selection
     field_chains: tuple[tuple[tuple[str, ...], int, int], ...]  # self.a.b / oldSelf.a chains, top-down
+    tree: list[Any] | None = None  # the reduced tree the type check and cost estimate walk (`cel_ast`)
 
     def to_json(self) -> list[Any]:
         return [
@@ -44,18 +46,20 @@ class Summary:
             [list(item) for item in self.free_identifiers],
             self.bad_has,
             [[list(names), line, column] for names, line, column in self.field_chains],
+            self.tree,
         ]
 
     @classmethod
     def from_json(cls, data: Any) -> Summary:
         """Raises (TypeError, ValueError) on anything but what `to_json` writes."""
-        syntax_error, parsed, free, bad_has, chains = data
+        syntax_error, parsed, free, bad_has, chains, tree = data
         if not (
             _optional_str(syntax_error)
             and isinstance(parsed, bool)
             and _optional_str(bad_has)
             and isinstance(free, list)
             and isinstance(chains, list)
+            and (tree is None or isinstance(tree, list))
         ):
             raise ValueError("not a summary")
         return cls(
@@ -64,6 +68,7 @@ class Summary:
             tuple((_str(name), _int(line), _int(column)) for name, line, column in free),
             bad_has,
             tuple((tuple(_str(name) for name in names), _int(line), _int(column)) for names, line, column in chains),
+            tree,
         )
 
 

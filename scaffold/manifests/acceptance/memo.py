@@ -55,6 +55,10 @@ class SchemaMemo:
         key = self._keys.get(id(node))
         return key is not None and (family, key, context) in _CLEAN
 
+    def key_of(self, node: Any) -> int | None:
+        """The interned content key of `node` (None for a node of no schema this memo was built for)."""
+        return self._keys.get(id(node))
+
     def record_clean(self, family: str, node: Any, context: Hashable = None) -> None:
         key = self._keys.get(id(node))
         if key is not None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pyop.schema.errors import FieldError
 from pyop_scaffold.manifests.acceptance import cel_rules
+from pyop_scaffold.manifests.acceptance.cel_budget import Ledger
 from pyop_scaffold.manifests.acceptance.cel_rules import Placement
 from pyop_scaffold.manifests.acceptance.defaults import default_errors
 from pyop_scaffold.manifests.acceptance.memo import SchemaMemo
@@ -41,14 +42,19 @@ def schema_errors(
 
     blocking = [e.field for e in errors if ".x-kubernetes-validations[" not in e.field]
 
+    ledger = Ledger([])
+
     def compile_node(node: dict[str, Any], path: str, placement: Placement) -> list[FieldError]:
         if any(_within(field, path) for field in blocking):
             return []
-        return cel_rules.compile_errors(node, path, placement)
+        return cel_rules.compile_errors(node, path, placement, ledger)
 
     # A blocked node reports nothing whatever its rules say, so "nothing found" is a verdict worth remembering only
     # when nothing blocks.
-    errors.extend(cel_rules.rule_errors(root, root_path, compile_node, memo if not blocking else None, "rule-compile"))
+    errors.extend(
+        cel_rules.rule_errors(root, root_path, compile_node, memo if not blocking else None, "rule-compile", ledger)
+    )
+    errors.extend(ledger.errors(root_path))  # the schema's total, after all else (validation.go)
     return errors
 
 

@@ -82,12 +82,14 @@ _SEGMENT = re.compile(r"\[([^\]]*)\]|([^.\[]+)")
 def located_problems(
     crd: dict[str, Any], errors: list[FieldError], kinds: Sequence[KindSource], root: Path
 ) -> list[str]:
-    """One line per error: `file:line: The CustomResourceDefinition "<name>" is invalid: <path>: <problem>`."""
+    """One line per error: `file:line: The CustomResourceDefinition "<name>" is invalid: <path>: <problem>`, a
+    cost refusal followed by the bounds that would lower the estimate (`; bound it: add maxItems to ...`)."""
     name = (crd.get("metadata") or {}).get("name", "")
     versions = _versions_of(crd, kinds)
     with _display_root(root):
         return [
             f'{locate(error.field, versions, root)}: The CustomResourceDefinition "{name}" is invalid: {error}'
+            + (f"; bound it: {error.hint}" if getattr(error, "hint", "") else "")
             for error in errors
         ]
 

@@ -523,7 +523,12 @@ CASES: list[Case] = [
             lambda p: p.update(
                 tags={
                     "type": "array",
-                    "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
+                    "maxItems": 10,  # bounded, so that only the oldSelf placement is wrong (not the cost)
+                    "items": {
+                        "type": "string",
+                        "maxLength": 63,
+                        "x-kubernetes-validations": [{"rule": "self == oldSelf"}],
+                    },
                 }
             )
         ),

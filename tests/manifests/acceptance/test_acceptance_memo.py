@@ -145,13 +145,18 @@ def test_values_are_keyed_exactly(good: Any, bad: Any, monkeypatch: pytest.Monke
 @pytest.mark.usefixtures("fresh_memo")
 def test_context_is_part_of_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same rule is fine below a map list and refused below an atomic list (oldSelf uncorrelatable)."""
-    rule_items = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    rule_items = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 63}}, "required": ["name"]}
     rule_items["x-kubernetes-validations"] = [{"rule": "self.name == oldSelf.name"}]
 
     def with_list(list_type: str) -> dict[str, Any]:
         crd = base_crd()
         props = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
-        props["things"] = {"type": "array", "x-kubernetes-list-type": list_type, "items": copy.deepcopy(rule_items)}
+        props["things"] = {
+            "type": "array",
+            "maxItems": 16,  # bounded: the rule's cost is within budget, only its placement matters
+            "x-kubernetes-list-type": list_type,
+            "items": copy.deepcopy(rule_items),
+        }
         if list_type == "map":
             props["things"]["x-kubernetes-list-map-keys"] = ["name"]
         return crd
