@@ -39,6 +39,7 @@ from pyop.apiserver.server.tls import ServingCertificate
 from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
 from pyop.testing.authorization import Authorization
+from pyop.testing.authorization.tokens import token_request
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.builtins.strategy import BuiltinStrategy
@@ -119,7 +120,7 @@ class TestAPIServer:
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
         self._ssl_context: ssl.SSLContext | None = None
-        self._handler = ApiHandler(self.operations, self.webhooks)
+        self._handler = ApiHandler(self.operations, self.webhooks, subresource_creates={"token": token_request})
         self.openapi = OpenAPIDocuments(self.resources, self.kubernetes_version)
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:

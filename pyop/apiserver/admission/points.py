@@ -21,7 +21,7 @@ from greenlet import getcurrent
 
 from pyop.apiserver.registry.bridge import Bridged
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.testing.builtins.kinds import UserInfo
+from pyop.apiserver.authentication.user import UserInfo
 
 MUTATING = "mutating"
 VALIDATING = "validating"

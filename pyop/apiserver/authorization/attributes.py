@@ -13,7 +13,7 @@ from typing import Any
 
 from pyop.api.status import ApiError, qualified
 from pyop.apiserver.endpoints.routing import Target
-from pyop.testing.builtins.kinds import UserInfo
+from pyop.apiserver.authentication.user import UserInfo
 
 
 @dataclass(frozen=True, slots=True)

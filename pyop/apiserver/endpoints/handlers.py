@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import yaml
@@ -10,6 +10,8 @@ from aiohttp import web
 
 from pyop.api.selectors import parse_field_selector, parse_label_selector
 from pyop.api.status import ApiError, bad_request, warning_header
+from pyop.apiserver.admission.chain import AdmissionChain
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import watch_converter
 from pyop.apiserver.endpoints.wire import dumps
@@ -17,10 +19,7 @@ from pyop.apiserver.registry import bridge
 from pyop.apiserver.registry.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.client.jsoncodec import decode_json
-from pyop.testing.authorization.tokens import token_request
-from pyop.testing.builtins.kinds import UserInfo
 from pyop.testing.builtins.strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
-from pyop.testing.webhooks.dispatch import WebhookDispatcher
 
 
 class _YamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -33,6 +32,9 @@ JSON_TYPE = "application/json"
 YAML_TYPE = "application/yaml"
 BODY_TYPES = (JSON_TYPE, YAML_TYPE)
 T = TypeVar("T")
+# A POST to an object's subresource that is no registry write (a ServiceAccount's `token`): (operations, namespace,
+# name, body) -> the answer, sent with 201.
+SubresourceCreate = Callable[[Any, str, str, Any], dict[str, Any]]
 
 
 def query_bool(query: Any, name: str) -> bool:
@@ -132,27 +134,37 @@ def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> Wri
 class ApiHandler:
     """Dispatches one parsed API request; returns the response (a stream for watches)."""
 
-    def __init__(self, operations: Operations, webhooks: WebhookDispatcher) -> None:
+    def __init__(
+        self,
+        operations: Operations,
+        admission: AdmissionChain | None = None,
+        *,
+        subresource_creates: Mapping[str, SubresourceCreate] | None = None,
+    ) -> None:
+        """``admission``: what drives writes through admission (None: writes run straight through and no
+        conversion webhook can be called). ``subresource_creates``: POST handlers of subresources that are not
+        registry writes, by subresource name (the test server's ``token``)."""
         self.operations = operations
         self.resources = operations.resources
-        self.webhooks = webhooks
+        self.admission = admission
+        self.subresource_creates = dict(subresource_creates or {})
 
     async def _admitted(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
         """Run a write; through the webhooks only while some are configured (admission webhooks, or a CRD's
         conversion webhook)."""
-        if not self.operations.admission_active and not self.resources.webhook_converted:
+        if self.admission is None or (not self.operations.admission_active and not self.resources.webhook_converted):
             return write(body)
         try:
-            return await self.webhooks.drive(write, body, warnings)
+            return await self.admission.drive(write, body, warnings)
         except ApiError as error:
             error.warnings = warnings
             raise
 
     async def _read(self, read: Callable[[], T]) -> T:
         """Run a read; in a bridge while a CRD has a conversion webhook (its objects are converted on the way out)."""
-        if not self.resources.webhook_converted:
+        if self.admission is None or not self.resources.webhook_converted:
             return read()
-        return await bridge.run(read, caller=self.webhooks.caller)
+        return await bridge.run(read, caller=self.admission.caller)
 
     def discovery(self, path: DiscoveryPath, server_address: str) -> web.Response:
         if path.legacy:
@@ -173,7 +185,7 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         if target.subresource == "scale" and resource_type.scale is None:
             raise ApiError(404, "the server could not find the requested resource")
-        if target.subresource == "token" and not resource_type.token:
+        if target.subresource == "token" and not (resource_type.token and "token" in self.subresource_creates):
             raise ApiError(404, "the server could not find the requested resource")
         if target.subresource not in ("", "status", "scale", "finalize", "token"):
             raise ApiError(404, "the server could not find the requested resource")
@@ -230,8 +242,9 @@ class ApiHandler:
                 return _with_warnings(json_response(deleted), warnings + options.warnings)
             return await self._watch(request, resource_type, namespace, labels, fields)
         warnings = []
-        if verb == "create" and target.subresource == "token":  # TokenRequest: a ServiceAccount's token
-            return json_response(token_request(ops, ns, target.name, await read_body(request)), 201)
+        if verb == "create" and target.subresource in self.subresource_creates:  # TokenRequest, for one
+            create = self.subresource_creates[target.subresource]
+            return json_response(create(ops, ns, target.name, await read_body(request)), 201)
         if verb == "create" and target.name:  # POST to an object's path (or to its status or scale): no such route
             raise ApiError(405, "the server does not allow this method on the requested resource")
         if verb == "create":
@@ -314,7 +327,8 @@ class ApiHandler:
             timeout=float(timeout) if timeout else None,
             send_initial_events=query_bool(query, "sendInitialEvents"),
         )
-        watcher.caller = self.webhooks.caller if resource_type.conversion is not None else None
+        admission = self.admission
+        watcher.caller = admission.caller if admission is not None and resource_type.conversion is not None else None
         watcher.table = watch_converter(request, resource_type, self.operations)
         response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()

@@ -43,6 +43,7 @@ from pyop.api.status import (
     qualified,
 )
 from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
 from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
@@ -83,7 +84,7 @@ class WriteOptions:
     force: bool = False
     field_validation: str = DEFAULT_FIELD_VALIDATION  # Strict, Warn (the API's default) or Ignore
     default_manager: str = "unknown"  # from the User-Agent, when no fieldManager is given
-    user: kinds.UserInfo | None = None  # who asks (for admission webhooks' userInfo)
+    user: UserInfo | None = None  # who asks (for admission webhooks' userInfo)
     warnings: list[str] = field(default_factory=list)  # filled by the write: sent back as Warning headers
 
     @property
@@ -165,7 +166,7 @@ class Operations:
         resources: ResourceRegistry,
         *,
         clock: Callable[[], datetime],
-        users: dict[str, kinds.UserInfo],
+        users: dict[str, UserInfo],
         bookmark_interval: float,
         builtin: BuiltinStrategy | None = None,
     ) -> None:

@@ -16,7 +16,7 @@ from pyop.apiserver.endpoints.routing import Target
 from pyop.apiserver.storage.store import Store
 from pyop.testing.authorization import bootstrap
 from pyop.testing.authorization.rbac import RBAC, SERVICE_ACCOUNT_PREFIX, Decision, rule_allows
-from pyop.testing.builtins.kinds import UserInfo
+from pyop.apiserver.authentication.user import UserInfo
 
 PRIVILEGED_GROUP: Final = "system:masters"
 _ALL_RESOURCES: Final = {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}

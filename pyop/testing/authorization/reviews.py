@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyop.api.status import ApiError, StatusCause, bad_request, invalid
 from pyop.apiserver.authorization.attributes import Attributes
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.testing.builtins.kinds import UserInfo
+from pyop.apiserver.authentication.user import UserInfo
 
 if TYPE_CHECKING:
     from pyop.testing.authorization.authorizer import Authorization

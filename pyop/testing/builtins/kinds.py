@@ -7,10 +7,10 @@ store, with the per-kind strategy hooks here.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyop.api.status import ApiError, StatusCause, invalid
+from pyop.apiserver.authentication.user import UserInfo as UserInfo  # moved there; re-exported for old imports
 from pyop.apiserver.registry.resources import ResourceType, types_from_crd
 from pyop.testing.builtins import defaulting
 from pyop.testing.crds.conversion import conversion_causes
@@ -19,13 +19,6 @@ from pyop.testing.webhooks import config as webhook_config
 CRD_STORAGE_KEY = "customresourcedefinitions.apiextensions.k8s.io"
 CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 NAMESPACE_FINALIZER = "kubernetes"
-
-
-@dataclass
-class UserInfo:
-    username: str
-    groups: list[str] = field(default_factory=list)
-    uid: str = ""
 
 
 def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyop.testing.authorization.rbac import CLUSTER_ROLES, RBAC, SERVICE_ACCOUNT_PREFIX
-from pyop.testing.builtins.kinds import UserInfo
+from pyop.apiserver.authentication.user import UserInfo
 
 _AGGREGATOR = "clusterrole-aggregation-controller"
 
