@@ -67,7 +67,7 @@ async def test_request_header_groups_and_extra_reach_the_cluster(
         server, "GET", FLUNDERS, certificate=front_proxy.client("front-proxy-client"), headers=PROXY_HEADERS
     )
     assert status == 200, body  # alice is in team-a because the X-Remote-Group header said so
-    user = await server.config.authenticator.authenticate(
+    user = await server.config.authenticator.authenticate_credentials(
         RequestCredentials(
             {"X-Remote-User": "alice", "X-Remote-Extra-Acme.com%2Fscopes": "read"},
             lambda name: {"x-remote-user": ["alice"], "x-remote-extra-acme.com%2fscopes": ["read", "write"]}.get(

@@ -3,7 +3,9 @@ cluster's request records, always-allowed paths and groups that ask nobody."""
 
 from __future__ import annotations
 
-from apiserver.helpers import FLUNDERS, call
+from pathlib import Path
+
+from apiserver.helpers import FLUNDERS, CertificateAuthority, call
 from apiserver.test_authentication import grant
 from pyop.apiserver import AggregatedServer, APIGroupVersion, RecommendedOptions
 from pyop.apiserver.authentication.delegating import DelegatedUser
@@ -111,3 +113,19 @@ def test_review_spec_carries_the_whole_identity() -> None:
             "name": "f",
         },
     }
+
+
+async def test_an_unreachable_cluster_is_401_for_tokens_and_500_for_reviews(
+    core: TestAPIServer, group: APIGroupVersion, options: RecommendedOptions, tmp_path: Path
+) -> None:
+    clients = CertificateAuthority.create(tmp_path / "clients", "clients")
+    options.authentication.client_ca_file = str(clients.ca_file)
+    async with AggregatedServer.for_testing([group], core, options=options, register=False) as server:
+        await core.stop_listening()
+        status, body = await call(server, "GET", FLUNDERS, token="any-token")
+        assert (status, body["reason"]) == (401, "Unauthorized")
+        status, body = await call(server, "GET", FLUNDERS, certificate=clients.client("dave"))
+        assert (status, body["reason"]) == (500, "InternalError")
+        await core.start_listening()
+        status, body = await call(server, "GET", FLUNDERS, certificate=clients.client("dave"))
+        assert status == 403  # answered now: failures were not cached

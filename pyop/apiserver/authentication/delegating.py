@@ -16,15 +16,20 @@ A token the cluster rejects is a 401, as from kube-apiserver (the union fails on
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from aiohttp import web
+
 from pyop.api.status import ApiError
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.authentication.x509 import CertificateBundle, PeerCertificate
-from pyop.testing.builtins.kinds import UserInfo
+
+log = logging.getLogger("pyop.apiserver.authentication")
 
 ANONYMOUS_USER = "system:anonymous"
 UNAUTHENTICATED_GROUP = "system:unauthenticated"
@@ -46,6 +51,17 @@ class RequestCredentials:
     headers: Mapping[str, str]
     header_values: Callable[[str], list[str]]
     peer_certificate: bytes | None
+
+
+def credentials_of(request: web.BaseRequest) -> RequestCredentials:
+    """The request's headers and the client certificate of its TLS connection."""
+    peer: bytes | None = None
+    transport = request.transport
+    ssl_object = transport.get_extra_info("ssl_object") if transport is not None else None
+    if ssl_object is not None:
+        peer = ssl_object.getpeercert(binary_form=True)
+    headers = request.headers
+    return RequestCredentials(headers, lambda name: list(headers.getall(name, [])), peer)
 
 
 def unauthorized() -> ApiError:
@@ -81,8 +97,9 @@ class RequestHeaderAuthenticator:
         peer = PeerCertificate.from_der(credentials.peer_certificate)
         if self.config.client_ca.verify(peer):
             return None  # another CA's certificate: perhaps a client certificate, not a front proxy
-        if self.config.allowed_names and not set(peer.names()) & set(self.config.allowed_names):
-            # kube: `x509: subject with cn=... is not in the allowed list`, a 401 for this request.
+        if self.config.allowed_names and peer.common_name not in self.config.allowed_names:
+            # kube: `x509: subject with cn=... is not in the allowed list` (the CN only), a 401 for this request.
+            log.warning("request-header client certificate CN=%r is not an allowed name", peer.common_name)
             raise unauthorized()
         username = next(
             (value for header in self.config.username_headers for value in credentials.header_values(header) if value),
@@ -163,7 +180,11 @@ class TokenReviewAuthenticator:
             user = cached[1]
         else:
             self.reviews += 1
-            status = await self.reviewer.review_token(token, self.audiences)
+            try:
+                status = await self.reviewer.review_token(token, self.audiences)
+            except Exception as error:  # noqa: BLE001 - kube: a failed TokenReview is a 401, and is not cached
+                log.warning("TokenReview failed: %s", error)
+                raise unauthorized() from None
             user = _reviewed_user(status)
             if self.ttl > 0:
                 if len(self._cache) > 4096:
@@ -213,7 +234,11 @@ class DelegatingAuthenticator:
         self.tokens = tokens
         self.anonymous = anonymous
 
-    async def authenticate(self, credentials: RequestCredentials) -> DelegatedUser:
+    async def authenticate(self, request: web.BaseRequest) -> DelegatedUser:
+        """The request's user (the server's `Authenticator` stage), or a 401."""
+        return await self.authenticate_credentials(credentials_of(request))
+
+    async def authenticate_credentials(self, credentials: RequestCredentials) -> DelegatedUser:
         """The user; every authenticated one is in system:authenticated (kube's AuthenticatedGroupAdder)."""
         for certificate_authenticator in (self.request_header, self.client_certificate):
             if certificate_authenticator is not None:
@@ -249,5 +274,6 @@ __all__ = [
     "RequestHeaderConfig",
     "TokenReviewAuthenticator",
     "TokenReviewer",
+    "credentials_of",
     "unauthorized",
 ]

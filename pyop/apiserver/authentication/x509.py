@@ -36,18 +36,6 @@ class PeerCertificate:
     def organizations(self) -> list[str]:
         return [str(a.value) for a in self.certificate.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
 
-    def names(self) -> list[str]:
-        """The common name and the subject alternative names (kube's allowed-names check accepts either)."""
-        found = [self.common_name] if self.common_name else []
-        try:
-            alternative = self.certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-        except x509.ExtensionNotFound:
-            return found
-        found.extend(alternative.get_values_for_type(x509.DNSName))
-        found.extend(alternative.get_values_for_type(x509.RFC822Name))
-        found.extend(str(ip) for ip in alternative.get_values_for_type(x509.IPAddress))
-        return found
-
 
 class CertificateBundle:
     """A CA bundle (PEM): which of its CAs, if any, issued a certificate that is valid now for client auth."""

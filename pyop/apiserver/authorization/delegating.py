@@ -10,12 +10,16 @@ A denial is kube-apiserver's 403 (`pyop.apiserver.authorization.attributes.forbi
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pyop.api.status import ApiError
 from pyop.apiserver.authorization.attributes import Attributes, forbidden
+
+log = logging.getLogger("pyop.apiserver.authorization")
 
 
 class AccessReviewer(Protocol):
@@ -99,7 +103,11 @@ class DelegatingAuthorizer:
         if cached is not None and cached[0] > now:
             return cached[1]
         self.reviews += 1
-        status = await self.reviewer.review_access(spec)
+        try:
+            status = await self.reviewer.review_access(spec)
+        except Exception as error:  # noqa: BLE001 - kube: an authorizer error is a 500, and is not cached
+            log.warning("SubjectAccessReview failed: %s", error)
+            raise ApiError(500, f"Internal error occurred: {error}", reason="InternalError") from None
         decision = Decision(bool(status.get("allowed")) and not status.get("denied"), str(status.get("reason") or ""))
         ttl = self.allow_ttl if decision.allowed else self.deny_ttl
         if ttl > 0:

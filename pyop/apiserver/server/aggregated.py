@@ -1,11 +1,11 @@
 """`AggregatedServer`: an aggregated API server serving the user's `APIGroupVersion`s over HTTPS.
 
-A request meets, in order: delegated authentication (request-header client certificate, client certificate,
-TokenReview, anonymous), delegated authorization (always-allowed paths and groups, SubjectAccessReview), then
-health, metrics, /version, /openapi, discovery, or the generic registry (the test API server's: CRUD, list with
-selectors and pagination, watch with bookmarks, the status subresource, optimistic concurrency, generation,
-finalizers, dry-run, Table output, Status errors) with the kinds' typed strategies. Every request is counted in
-``apiserver_request_total``.
+A `GenericAPIServer` (the test API server's request stages) over its own registry. A request meets, in order:
+delegated authentication (request-header client certificate, client certificate, TokenReview, anonymous),
+delegated authorization (always-allowed paths and groups, SubjectAccessReview), then health, metrics, /version,
+/openapi, discovery, or the generic registry (CRUD, list with selectors and pagination, watch with bookmarks, the
+status subresource, optimistic concurrency, generation, finalizers, dry-run, Table output, Status errors) with the
+kinds' typed strategies. Every request is counted in ``apiserver_request_total``.
 
 Lifecycle: `start` listens (``port`` 0: any free port), `stop` ends watches, closes the listener and the cluster
 clients. `serve_until_signal` runs until SIGTERM or SIGINT and then shuts down gracefully: ``/readyz`` fails at once
@@ -33,32 +33,30 @@ from typing import Any
 from aiohttp import web
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
-from pyop.api.status import ApiError
-from pyop.apiserver.authentication.delegating import DelegatedUser, RequestCredentials
-from pyop.apiserver.authorization.attributes import path_attributes, resource_attributes
-from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
-from pyop.apiserver.endpoints.handlers import ApiHandler, error_response, is_watch, json_response
-from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
-from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
+from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.authorization.authorizer import AttributesAuthorizer
+from pyop.apiserver.endpoints.discovery_aggregated import wants_aggregated
+from pyop.apiserver.endpoints.handlers import json_response
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target
 from pyop.apiserver.endpoints.table import include_object, to_table, wants_table
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.groups import APIGroupVersion, ServedKind, served_kinds
 from pyop.apiserver.registry.aggregated import AggregatedOperations
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
 from pyop.apiserver.server.config import SERVING_HOSTS, Config, build_config
+from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.options import RecommendedOptions
 from pyop.client import ClientConfig
 from pyop.manager.certificates import write_self_signed_certificate
 
 log = logging.getLogger("pyop.apiserver")
-_MAX_BODY = 64 * 1024 * 1024
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class AggregatedServer:
+class AggregatedServer(GenericAPIServer):
     """Serves ``groups`` with ``config`` (from `build_config`); see the module docstring."""
 
     def __init__(
@@ -74,29 +72,28 @@ class AggregatedServer:
         self.kinds: dict[str, ServedKind] = {
             kind.resource_type.storage_key: kind for kind in served_kinds(self.groups, kubernetes_version)
         }
-        self.resources = ResourceRegistry([kind.resource_type for kind in self.kinds.values()])
         strategies = {key: kind.strategy for key, kind in self.kinds.items() if kind.strategy is not None}
-        namespace_lookup = None
-        self.operations = AggregatedOperations(
+        operations = AggregatedOperations(
             config.store,
-            self.resources,
+            ResourceRegistry([kind.resource_type for kind in self.kinds.values()]),
             clock=clock,
             users={},
             bookmark_interval=config.options.bookmark_interval,
             strategies=strategies,
-            namespace_lookup=namespace_lookup,
         )
-        from pyop.testing.webhooks.dispatch import WebhookDispatcher  # the handler's admission driver (unused here)
-
-        self._webhooks = WebhookDispatcher(config.store, self.operations)
-        self._handler = ApiHandler(self.operations, self._webhooks)
-        self.openapi = OpenAPIDocuments(self.resources, self.operations.builtin.kubernetes_version)
-        self.url = ""
-        self._runner: web.ServerRunner | None = None
+        super().__init__(
+            operations,
+            authenticator=config.authenticator,
+            authorizer=AttributesAuthorizer(config.authorizer.authorize),
+            version=_version_info(),
+        )
+        self.operations: AggregatedOperations = operations
         self._shutting_down = False
         self._stopped = asyncio.Event()
         self._tempdir: Path | None = None  # for_testing's
+        self._routes: dict[int, tuple[Target | DiscoveryPath | None, str]] = {}  # request -> its route (metrics)
         config.health.add("shutdown", self._not_shutting_down, endpoints=("readyz",))
+        self.add_path("/metrics", self._metrics)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
 
@@ -123,25 +120,16 @@ class AggregatedServer:
         return context
 
     async def start(self) -> None:
-        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
-        runner = web.ServerRunner(server, shutdown_timeout=5.0)
-        await runner.setup()
         serving = self.config.serving
-        await web.TCPSite(runner, serving.bind_address, serving.port, ssl_context=self.ssl_context()).start()
-        self._runner = runner
-        host, port = runner.addresses[0][:2]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104 - only the displayed address
-        self.url = f"https://{shown if ':' not in shown else f'[{shown}]'}:{port}"
+        follow = getattr(self.store, "follow", None)  # other replicas' writes (etcd's watch), on this loop
+        if callable(follow):
+            follow(asyncio.get_running_loop().call_soon_threadsafe)
+        await self.listen(serving.bind_address, serving.port, self.ssl_context())
         log.info("serving %s on %s", ", ".join(g.group_version for g in self.groups), self.url)
 
     async def stop(self) -> None:
         self._shutting_down = True
-        for watcher in list(self.operations.watchers):
-            watcher.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        await self._webhooks.close()
+        await super().stop()
         await self.config.close()
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
@@ -170,9 +158,6 @@ class AggregatedServer:
         finally:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)
-
-    def _make_request(self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
-        return web.BaseRequest(message, payload, protocol, writer, task, task.get_loop(), client_max_size=_MAX_BODY)
 
     # --- what clients need -------------------------------------------------------------------------------------
 
@@ -262,25 +247,56 @@ class AggregatedServer:
         finally:
             await server.stop()
 
-    # --- HTTP ----------------------------------------------------------------------------------------------------
+    # --- the request path (GenericAPIServer's hooks) -----------------------------------------------------------
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        """Every request, counted in the metrics (in flight, then by verb, resource and code)."""
         started = time.perf_counter()
-        target: Target | DiscoveryPath | None = None
-        verb = request.method.lower()
         kind = "readOnly" if request.method in ("GET", "HEAD", "OPTIONS") else "mutating"
-        self.config.metrics.inflight.labels(kind).inc()
+        inflight = self.config.metrics.inflight.labels(kind)
+        inflight.inc()
         try:
-            try:
-                target = parse_path(request.path)
-                if isinstance(target, Target):
-                    verb = verb_of(request.method, target, is_watch(request))
-                response = await self._serve(request, target, verb)
-            except ApiError as error:
-                response = error_response(error)
+            response = await super().handle(request)
         finally:
-            self.config.metrics.inflight.labels(kind).dec()
+            inflight.dec()
+        target, verb = self._routes.pop(id(request), (None, ""))
         self._observe(request, target, verb, response.status, time.perf_counter() - started)
+        return response
+
+    def routed(self, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str) -> None:
+        self._routes[id(request)] = (target, verb)
+
+    async def intercept(
+        self, request: web.BaseRequest, user: UserInfo, target: Target | DiscoveryPath | None, verb: str
+    ) -> web.StreamResponse | None:
+        """The health endpoints (after authorization: /healthz, /livez, /readyz are always allowed by default)."""
+        if target is None and self.config.health.is_health_path(request.path):
+            return await self.config.health.respond(request)
+        return None
+
+    def discovery(self, request: web.BaseRequest, target: DiscoveryPath) -> web.Response:
+        """``/api`` has no versions here (no core group); the rest as every server answers it."""
+        if target.legacy and target.version is None and not wants_aggregated(request.headers.get("Accept", "")):
+            return json_response({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []})
+        return super().discovery(request, target)
+
+    def convert(self, request: web.BaseRequest, target: Target, verb: str, response: Any) -> web.StreamResponse:
+        """Table output from the strategy's columns or the model's printcolumn markers."""
+        wanted = verb in ("get", "list") and not target.subresource and response.status == 200
+        if not (wanted and wants_table(request.headers.get("Accept", "")) and isinstance(response, web.Response)):
+            return response  # type: ignore[no-any-return]
+        resource_type = self.resources.lookup(target.group, target.version, target.plural)
+        assert isinstance(response.body, bytes)
+        table = self.table(json.loads(response.body), resource_type, include_object(request.query))
+        converted = web.Response(body=dumps(table), content_type="application/json")
+        for value in response.headers.getall("Warning", []):
+            converted.headers.add("Warning", value)
+        return converted
+
+    async def _metrics(self, request: web.BaseRequest) -> web.StreamResponse:
+        body, content_type = self.config.metrics.exposition()
+        response = web.Response(body=body)
+        response.headers["Content-Type"] = content_type
         return response
 
     def _observe(self, request: web.BaseRequest, target: Any, verb: str, code: int, seconds: float) -> None:
@@ -301,70 +317,6 @@ class AggregatedServer:
             code=code,
             seconds=seconds,
         )
-
-    def credentials(self, request: web.BaseRequest) -> RequestCredentials:
-        peer: bytes | None = None
-        transport = request.transport
-        ssl_object = transport.get_extra_info("ssl_object") if transport is not None else None
-        if ssl_object is not None:
-            peer = ssl_object.getpeercert(binary_form=True)
-        headers = request.headers
-        return RequestCredentials(headers, lambda name: list(headers.getall(name, [])), peer)
-
-    async def _serve(
-        self, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str
-    ) -> web.StreamResponse:
-        user = await self.config.authenticator.authenticate(self.credentials(request))
-        if isinstance(target, Target):
-            attributes = resource_attributes(user, target, verb, request.query)
-        else:
-            attributes = path_attributes(user, request.method, request.path)
-        await self.config.authorizer.authorize(attributes)
-        path = request.path
-        if self.config.health.is_health_path(path):
-            return await self.config.health.respond(request)
-        if isinstance(target, Target):
-            return await self._resource(request, target, verb, user)
-        if request.method != "GET":
-            raise ApiError(405, "the server does not allow this method on the requested resource")
-        if isinstance(target, DiscoveryPath):
-            return self._discovery(request, target)
-        if path == "/metrics":
-            body, content_type = self.config.metrics.exposition()
-            response = web.Response(body=body)
-            response.headers["Content-Type"] = content_type
-            return response
-        if path in ("/version", "/version/"):
-            return json_response(_version_info())
-        if path.startswith("/openapi/"):
-            return openapi_response(request, self.openapi)
-        raise ApiError(404, "the server could not find the requested resource")
-
-    def _discovery(self, request: web.BaseRequest, target: DiscoveryPath) -> web.Response:
-        if target.legacy and target.version is None:
-            return json_response({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []})
-        if (
-            target.version is None
-            and target.group in ("", None)
-            and wants_aggregated(request.headers.get("Accept", ""))
-        ):
-            return aggregated_response(self.resources, legacy=target.legacy)
-        return self._handler.discovery(target, self.url.split("://", 1)[1])
-
-    async def _resource(
-        self, request: web.BaseRequest, target: Target, verb: str, user: DelegatedUser
-    ) -> web.StreamResponse:
-        response = await self._handler.handle(request, target, verb, user)
-        wanted = verb in ("get", "list") and not target.subresource and response.status == 200
-        if not (wanted and wants_table(request.headers.get("Accept", "")) and isinstance(response, web.Response)):
-            return response
-        resource_type = self.resources.lookup(target.group, target.version, target.plural)
-        assert isinstance(response.body, bytes)
-        table = self.table(json.loads(response.body), resource_type, include_object(request.query))
-        converted = web.Response(body=dumps(table), content_type="application/json")
-        for value in response.headers.getall("Warning", []):
-            converted.headers.add("Warning", value)
-        return converted
 
     def table(self, result: dict[str, Any], resource_type: ResourceType, mode: str = "Metadata") -> dict[str, Any]:
         """A get's object or a list as a meta.k8s.io/v1 Table: the strategy's columns, else the model's

@@ -73,7 +73,7 @@ class Config:
     async def close(self) -> None:
         for client in self.clients:
             await client.close()
-        close = getattr(getattr(self.store, "backend", None), "close", None)
+        close = getattr(self.store, "close", None)  # the backend's watch thread, connections, file lock
         if callable(close):
             close()
 
