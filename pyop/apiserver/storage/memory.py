@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pyop.apiserver.storage.backend import BackendEvent, Snapshot, StorageError, check_expected
+from pyop.apiserver.storage.backend import BackendEvent, Snapshot, StorageConflict, StorageError, object_with_revision
 
 Key = tuple[str, str, str]  # (storage_key, namespace, name)
 
@@ -19,10 +19,12 @@ class MemoryBackend:
 
     def __init__(self) -> None:
         self.revision = 0
-        self._live: dict[Key, dict[str, Any]] = {}
+        self._live: dict[Key, tuple[int, dict[str, Any]]] = {}  # key -> (revision, object)
 
     def load(self) -> Snapshot:
-        return Snapshot(self.revision, [(key[0], obj) for key, obj in self._live.items()])
+        return Snapshot(
+            self.revision, [(key[0], object_with_revision(obj, rv)) for key, (rv, obj) in self._live.items()]
+        )
 
     def commit(
         self,
@@ -33,17 +35,22 @@ class MemoryBackend:
         obj: dict[str, Any] | None,
         expected_rv: int | None,
     ) -> int:
+        """``check_expected``'s compare, inlined on revisions: this is every test-server write's path."""
         key = (storage_key, namespace, name)
-        current = self._live.get(key)
-        check_expected(storage_key, event_type, namespace, name, current, expected_rv)
-        self.revision += 1
-        if event_type == "DELETED":
-            self._live.pop(key, None)
+        live = self._live
+        if event_type == "ADDED":
+            if key in live:
+                raise StorageConflict(storage_key, namespace, name, exists=True)
+        elif expected_rv is not None:
+            current = live.get(key)
+            if current is None or current[0] != expected_rv:
+                raise StorageConflict(storage_key, namespace, name, exists=current is not None)
+        self.revision = revision = self.revision + 1
+        if obj is None:
+            live.pop(key, None)
         else:
-            assert obj is not None
-            obj["metadata"]["resourceVersion"] = str(self.revision)
-            self._live[key] = obj
-        return self.revision
+            live[key] = (revision, obj)
+        return revision
 
     def compact(self) -> int:
         self.revision += 1
