@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest_asyncio
 
 from apiserver.helpers import CertificateAuthority, wardle_group
 from pyop.apiserver import AggregatedServer, APIGroupVersion, RecommendedOptions
+from pyop.apiserver.storage.etcd.local import LocalEtcd, find_etcd
 from pyop.testing import TestAPIServer
 
 
@@ -47,3 +49,18 @@ async def server(
     """The wardle server, talked to directly (no APIService)."""
     async with AggregatedServer.for_testing([group], core, options=options, register=False) as aggregated:
         yield aggregated
+
+
+@pytest.fixture(scope="session")
+def etcd() -> Iterator[LocalEtcd]:
+    """A real etcd on loopback for the session; skipped with the reason when there is none (a failure under
+    PYOP_REQUIRE_ETCD=1, as .ci/run sets)."""
+    binary = find_etcd()
+    if binary is None:
+        reason = "etcd not found ($PYOP_ETCD or etcd on PATH; Debian: apt-get install etcd-server)"
+        if os.environ.get("PYOP_REQUIRE_ETCD") == "1":
+            pytest.fail(f"PYOP_REQUIRE_ETCD=1 but {reason}")
+        pytest.skip(reason)
+    server = LocalEtcd(binary).start()
+    yield server
+    server.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import ssl
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -9,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from apiserver.wardle import Fischer, Flunder, FlunderStrategy
-from pyop.apiserver import AggregatedServer, APIGroupVersion, Resource
+from pyop.apiserver import AggregatedServer, APIGroupVersion, RecommendedOptions, Resource
+from pyop.apiserver.storage.etcd.local import LocalEtcd
 from pyop.testing.aggregator.certificates import new_client_certificate
 from pyop.webhook.certificates.authority import KeyPair, new_ca
 
@@ -115,3 +118,17 @@ async def kubectl(binary: str, kubeconfig: Path, home: Path, *args: str, stdin: 
     )
     out, err = await asyncio.wait_for(process.communicate(stdin.encode() if stdin is not None else None), 60)
     return KubectlResult(process.returncode or 0, out.decode(), err.decode())
+
+
+_prefixes = iter(range(1_000_000))
+
+
+def use_backend(options: RecommendedOptions, backend: str, request: pytest.FixtureRequest, folder: Path) -> None:
+    """Point ``options`` at a fresh store of the backend: a file of its own, or an etcd prefix of its own."""
+    options.storage.backend = backend
+    if backend == "file":
+        options.storage.path = str(folder / "objects.jsonl")
+    elif backend == "etcd3":
+        etcd: LocalEtcd = request.getfixturevalue("etcd")
+        options.storage.etcd_servers = [etcd.url]
+        options.storage.etcd_prefix = f"/registry/wardle-{os.getpid()}-{next(_prefixes)}"

@@ -6,17 +6,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
-from apiserver.helpers import FLUNDERS, call
+from apiserver.helpers import FLUNDERS, call, use_backend
 from apiserver.wardle import Fischer, FischerSpec, Flunder, FlunderSpec, FlunderStatus
 from pyop.api import ObjectMeta
-from pyop.apiserver import AggregatedServer
+from pyop.apiserver import AggregatedServer, RecommendedOptions
 from pyop.client import Client, ConflictError, InvalidError, NotFoundError, Transport
 from pyop.client.dynamic import EventType
 from pyop.testing import TestAPIServer
+
+
+@pytest.fixture(params=["memory", "file", "etcd3"])
+def options(options: RecommendedOptions, request: pytest.FixtureRequest, tmp_path: Path) -> RecommendedOptions:
+    """Every test here runs on each storage backend."""
+    use_backend(options, request.param, request, tmp_path)
+    return options
 
 
 @pytest_asyncio.fixture
