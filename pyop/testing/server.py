@@ -38,6 +38,7 @@ from pyop.apiserver.registry.resources import ResourceRegistry
 from pyop.apiserver.server.tls import ServingCertificate
 from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
+from pyop.testing.aggregator import Aggregator
 from pyop.testing.authorization import Authorization
 from pyop.testing.authorization.tokens import token_request
 from pyop.testing.builtins.catalog import builtin_types
@@ -129,6 +130,7 @@ class TestAPIServer:
             )
         self.authorization = Authorization(self.store, self.users)  # RBAC, with the default ClusterRoles
         self.authorization.install_defaults(self.operations)
+        self.aggregator = Aggregator(self.operations)  # kube-aggregator: APIServices proxied to their servers
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -153,10 +155,12 @@ class TestAPIServer:
         self.url = f"{'https' if self.tls else 'http'}://{host}:{port}"
         self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
         self.controllers.start()
+        self.aggregator.start(self._tempdir)
 
     async def stop(self) -> None:
         for watcher in list(self.operations.watchers):
             watcher.close()
+        await self.aggregator.stop()
         await self.controllers.stop()
         await self.webhooks.close()
         if self._runner is not None:
@@ -256,6 +260,38 @@ class TestAPIServer:
         """
         return install_webhooks(self.operations, source, url=url, ca_bundle=ca_bundle)
 
+    async def register_api_service(
+        self,
+        group: str,
+        version: str,
+        url: str,
+        *,
+        ca_bundle: bytes | str | Path | None = None,
+        insecure_skip_tls_verify: bool = False,
+        group_priority_minimum: int = 1000,
+        version_priority: int = 15,
+        service_namespace: str = "default",
+        service_name: str | None = None,
+    ) -> dict[str, Any]:
+        """Serve ``group/version`` from an aggregated API server listening at ``url`` (``https://127.0.0.1:<port>``):
+        creates an ExternalName Service and the APIService ``<version>.<group>`` naming it, as kube-aggregator
+        routes them, and returns the APIService after its first availability check. The server's certificate must
+        be valid for ``<service_name>.<service_namespace>.svc`` (default name: `pyop.testing.aggregator.
+        service_name_for`) and signed by ``ca_bundle``, unless ``insecure_skip_tls_verify``; it must trust
+        ``self.aggregator.request_header_ca`` (the ConfigMap kube-system/extension-apiserver-authentication).
+        See docs/runtime/testing.md, "Aggregated API servers"."""
+        return await self.aggregator.register(
+            group,
+            version,
+            url,
+            ca_bundle=ca_bundle,
+            insecure_skip_tls_verify=insecure_skip_tls_verify,
+            group_priority_minimum=group_priority_minimum,
+            version_priority=version_priority,
+            service_namespace=service_namespace,
+            service_name=service_name,
+        )
+
     def add_user(self, token: str, username: str, groups: list[str] | None = None) -> None:
         """Another bearer token the server accepts (and TokenReview reports)."""
         self.users[token] = UserInfo(username, [*(groups or []), "system:authenticated"])
@@ -316,12 +352,19 @@ class TestAPIServer:
             injected = self.faults.error_for(request.method, request.path_qs)
             if injected is not None:
                 raise injected
+        if isinstance(target, (Target, DiscoveryPath)):
+            proxied = self.aggregator.proxied(target.group, target.version)
+            if proxied is not None:  # an aggregated group/version: forwarded to its server, not the registry's
+                return await self.aggregator.serve(request, proxied, user)
         if isinstance(target, Target):
             response = await self._handler.handle(request, target, verb, self.users[authorization[7:].strip()])
             return as_table(request, verb, target, response, self.operations)
         if isinstance(target, DiscoveryPath):
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
+            with_aggregated = self.aggregator.discovery_response(request, target, self.resources)
+            if with_aggregated is not None:
+                return with_aggregated
             if (
                 target.version is None
                 and target.group in ("", None)
@@ -344,6 +387,10 @@ class TestAPIServer:
                     "platform": "linux/amd64",
                 }
             )
+        if request.path.startswith("/openapi/v3") and request.method == "GET":
+            aggregated_openapi = await self.aggregator.openapi_response(request, self.openapi.v3_index)
+            if aggregated_openapi is not None:
+                return aggregated_openapi
         if request.path.startswith("/openapi/"):
             return openapi_response(request, self.openapi)
         raise ApiError(404, "the server could not find the requested resource")

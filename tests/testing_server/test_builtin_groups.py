@@ -134,7 +134,10 @@ async def test_newly_served_kinds_round_trip(api: Api) -> None:
     role = {"metadata": {"name": "reader"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
     await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", role)
     status, roles = await api.get("/apis/rbac.authorization.k8s.io/v1/roles")
-    assert status == 200 and [item["metadata"]["name"] for item in roles["items"]] == ["reader"]
+    assert status == 200 and [item["metadata"]["name"] for item in roles["items"]] == [
+        "reader",
+        "extension-apiserver-authentication-reader",  # kube-system's bootstrap Role (pyop.testing.aggregator)
+    ]
     status, _ = await api.get("/apis/rbac.authorization.k8s.io/v1/namespaces/default/clusterroles")
     assert status == 404  # cluster-scoped
     await api.create_ok("/api/v1/nodes", {"metadata": {"name": "node-1"}})

@@ -605,6 +605,30 @@ BUILTIN_PRINTERS[("rbac.authorization.k8s.io", "ClusterRoleBinding")] = BUILTIN_
 ]
 
 
+def _apiservice_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """kube-aggregator's APIService table: the Service as namespace/name (Local without one), Available as the
+    condition's status, with its reason unless True (Unknown without the condition)."""
+    service = _get(obj, "spec", "service")
+    where = f"{service.get('namespace', '')}/{service.get('name', '')}" if isinstance(service, dict) else "Local"
+    available = "Unknown"
+    for condition in _get(obj, "status", "conditions") or []:
+        if condition.get("type") == "Available":
+            status, reason = condition.get("status", ""), condition.get("reason", "")
+            available = f"{status} ({reason})" if status != "True" and reason else status
+    return [obj["metadata"]["name"], where, available, age(obj, now)]
+
+
+BUILTIN_PRINTERS[("apiregistration.k8s.io", "APIService")] = (
+    _columns(
+        NAME,
+        _str_column("Service", "The reference to the service that hosts this API endpoint."),
+        _str_column("Available", "Whether this service is available."),
+        AGE,
+    ),
+    _apiservice_row,
+)
+
+
 def default_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     return [obj["metadata"]["name"], age(obj, now)]
 

@@ -1,0 +1,201 @@
+"""The aggregator's proxy: one request under ``/apis/<group>/<version>`` forwarded to the aggregated server.
+
+As kube-aggregator's proxy handler does: the connection presents the front-proxy client certificate; the caller's
+identity, authenticated (and authorized) here, travels as ``X-Remote-User``, one ``X-Remote-Group`` per group,
+``X-Remote-Uid`` and ``X-Remote-Extra-<key>`` (key percent-encoded), after every such header the caller sent is
+removed, with the credentials (``Authorization``, ``Impersonate-*``) that kube-apiserver's filters consume. Hop-by-hop
+headers are dropped both ways. Bodies stream both ways, unbuffered and undecoded (gzip passes through as it came),
+so a watch is relayed event by event for as long as either side keeps it open. An APIService that is not Available
+is a plain-text 503 ``service unavailable``; a backend that cannot be reached is a 503 naming the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict
+from yarl import URL
+
+from pyop.testing.aggregator.authentication_info import (
+    EXTRA_HEADER_PREFIXES,
+    GROUP_HEADERS,
+    UID_HEADERS,
+    USERNAME_HEADERS,
+)
+from pyop.testing.builtins.kinds import UserInfo
+
+# RFC 9110's hop-by-hop headers (Go's httputil.ReverseProxy list), plus the ones a Connection header names.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "proxy-connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+_IDENTITY = frozenset(h.lower() for h in (*USERNAME_HEADERS, *UID_HEADERS, *GROUP_HEADERS))
+_EXTRA_PREFIXES = tuple(prefix.lower() for prefix in EXTRA_HEADER_PREFIXES)
+_CONSUMED = frozenset({"host", "authorization", "content-length"})
+_DISCONNECT_POLL = 0.5  # seconds between checks that the client of a long-running response is still there
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where one APIService's requests go: the backend's base URL, the name its certificate must carry, the TLS
+    context (client certificate, the APIService's caBundle)."""
+
+    url: str
+    server_name: str
+    ssl_context: ssl.SSLContext
+
+
+def unavailable(text: str = "service unavailable") -> web.Response:
+    """Go's ``http.Error`` as kube-aggregator answers: plain text, a newline, nosniff."""
+    response = web.Response(status=503, text=text + "\n", content_type="text/plain", charset="utf-8")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _connection_named(headers: Mapping[str, str]) -> set[str]:
+    """The headers a Connection header names (hop-by-hop too)."""
+    named: set[str] = set()
+    for value in getattr(headers, "getall", lambda _name, default: default)("Connection", []):
+        named.update(token.strip().lower() for token in value.split(",") if token.strip())
+    return named
+
+
+def identity_headers(user: UserInfo, extra: dict[str, list[str]] | None = None) -> list[tuple[str, str]]:
+    """client-go's SetAuthProxyHeaders: the user, the uid when there is one, each group, each extra value."""
+    headers = [(USERNAME_HEADERS[0], user.username)]
+    if user.uid:
+        headers.append((UID_HEADERS[0], user.uid))
+    headers.extend((GROUP_HEADERS[0], group) for group in user.groups)
+    for key, values in (extra or {}).items():
+        headers.extend((EXTRA_HEADER_PREFIXES[0] + quote(key, safe=""), value) for value in values)
+    return headers
+
+
+def upstream_headers(request: web.BaseRequest, user: UserInfo) -> CIMultiDict[str]:
+    """The request's headers as forwarded: credentials, identity claims and hop-by-hop headers removed, the
+    authenticated identity and X-Forwarded-For added."""
+    dropped = HOP_BY_HOP | _connection_named(request.headers)
+    headers: CIMultiDict[str] = CIMultiDict()
+    for name, value in request.headers.items():
+        lowered = name.lower()
+        if (
+            lowered in dropped
+            or lowered in _CONSUMED
+            or lowered in _IDENTITY
+            or lowered.startswith(_EXTRA_PREFIXES)
+            or lowered.startswith("impersonate-")
+        ):
+            continue
+        headers.add(name, value)
+    if request.headers.get("Content-Length"):
+        headers["Content-Length"] = request.headers["Content-Length"]
+    for name, value in identity_headers(user):
+        headers.add(name, value)
+    peer = request.remote or ""
+    forwarded = request.headers.get("X-Forwarded-For")
+    if peer:
+        headers["X-Forwarded-For"] = f"{forwarded}, {peer}" if forwarded else peer
+    return headers
+
+
+def describe(error: BaseException, url: URL | str) -> str:
+    """A connection failure as Go's net/http words it (``dial tcp 127.0.0.1:8443: connect: connection refused``),
+    which is what kube-aggregator reports; other failures by their own text."""
+    target = URL(str(url))
+    os_error = getattr(error, "os_error", None)
+    if isinstance(error, aiohttp.ClientConnectorCertificateError):
+        return f"tls: failed to verify certificate: {error.certificate_error}"
+    if isinstance(error, aiohttp.ClientSSLError):
+        return f"tls: {os_error}"
+    if isinstance(error, aiohttp.ClientConnectorError) and isinstance(os_error, OSError) and os_error.errno:
+        return f"dial tcp {target.host}:{target.port}: connect: {os.strerror(os_error.errno).lower()}"
+    return str(error) or type(error).__name__
+
+
+def _closing(request: web.BaseRequest) -> bool:
+    return request.transport is None or request.transport.is_closing()
+
+
+class Proxy:
+    """Forwards requests over one client session (connections are pooled per backend and TLS context)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                auto_decompress=False,
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=5.0),
+                skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def forward(self, request: web.BaseRequest, route: Route, user: UserInfo) -> web.StreamResponse:
+        url = URL(route.url.rstrip("/") + request.raw_path, encoded=True)
+        body = request.content if request.body_exists else None
+        try:
+            upstream = await self.session().request(
+                request.method,
+                url,
+                headers=upstream_headers(request, user),
+                data=body,
+                ssl=route.ssl_context,
+                server_hostname=route.server_name,
+                allow_redirects=False,
+            )
+        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+            return unavailable(f"error trying to reach service: {describe(error, url)}")
+        try:
+            return await self._relay(request, upstream)
+        finally:
+            upstream.release()
+            upstream.close()
+
+    async def _relay(self, request: web.BaseRequest, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+        dropped = HOP_BY_HOP | _connection_named(upstream.headers)
+        response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
+        for name, value in upstream.headers.items():
+            if name.lower() not in dropped and name.lower() != "content-length":
+                response.headers.add(name, value)
+        if upstream.headers.get("Content-Length"):  # the bytes are relayed as they came (never decompressed)
+            response.content_length = int(upstream.headers["Content-Length"])
+        try:
+            await response.prepare(request)
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(upstream.content.readany(), _DISCONNECT_POLL)
+                except TimeoutError:
+                    if _closing(request):
+                        break  # the client went away: end the upstream request too (a watch, typically)
+                    continue
+                if not chunk:
+                    break
+                await response.write(chunk)
+            with contextlib.suppress(ConnectionError):
+                await response.write_eof()
+        except (ConnectionError, aiohttp.ClientPayloadError):
+            pass  # either side hung up mid-stream: the other side sees its connection end
+        return response
