@@ -30,6 +30,7 @@ from pyop.api.status import ApiError
 from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
 from pyop.apiserver.endpoints.handlers import ApiHandler, error_response, is_watch, json_response
 from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
+from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import as_table
 from pyop.apiserver.registry.operations import Operations, WriteOptions
@@ -326,6 +327,7 @@ class TestAPIServer:
             response = await self._serve(request, record)
         except ApiError as error:
             response = error_response(error)
+        response = as_protobuf(request, response)  # clients that accept protobuf only
         record.status = response.status
         return response
 

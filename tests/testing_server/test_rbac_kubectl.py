@@ -58,7 +58,6 @@ async def robot_kubeconfig(server: TestAPIServer, api: Api, tmp_path: Path) -> P
 async def test_kubectl_meets_the_403_until_a_role_is_bound(
     server: TestAPIServer, api: Api, kubectl_path: str, robot_kubeconfig: Path, tmp_path: Path
 ) -> None:
-    """(kubectl's `auth can-i` and `auth whoami` send protobuf bodies, which this server answers with 415.)"""
     home = tmp_path / "home"
     home.mkdir()
     code, out, err = await _kubectl(kubectl_path, robot_kubeconfig, home, "get", "pods")

@@ -12,6 +12,7 @@ from pyop.api.selectors import parse_field_selector, parse_label_selector
 from pyop.api.status import ApiError, bad_request, warning_header
 from pyop.apiserver.admission.chain import AdmissionChain
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.protobuf import negotiation as protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import watch_converter
 from pyop.apiserver.endpoints.wire import dumps
@@ -31,6 +32,7 @@ _YAML_LOADER = _YamlLoader
 JSON_TYPE = "application/json"
 YAML_TYPE = "application/yaml"
 BODY_TYPES = (JSON_TYPE, YAML_TYPE)
+PROTOBUF_BODY_TYPES = (protobuf.PROTOBUF_TYPE,)  # built-in kinds only
 T = TypeVar("T")
 # A POST to an object's subresource that is no registry write (a ServiceAccount's `token`): (operations, namespace,
 # name, body) -> the answer, sent with 201.
@@ -63,19 +65,19 @@ def body_type(request: web.BaseRequest) -> str:
     return raw.split(";", 1)[0].strip().lower() or JSON_TYPE
 
 
-async def read_body(request: web.BaseRequest) -> Any:
-    """A create/update/delete body: JSON or YAML; any other media type is a 415, as on kube-apiserver (protobuf
-    bodies are not decoded here: see docs/runtime/testing.md)."""
+async def read_body(request: web.BaseRequest, resource_type: ResourceType | None = None) -> Any:
+    """A create/update/delete body: JSON, YAML, or protobuf for built-in kinds (`resource_type`: the resource the
+    body is for; custom resources have no protobuf encoding); any other media type is a 415, as on kube-apiserver."""
     media_type = body_type(request)
     if media_type == JSON_TYPE:
         return await read_json(request)
     if media_type == YAML_TYPE:
         return await read_yaml(request)
-    raise ApiError(
-        415,
-        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(BODY_TYPES),
-        reason="UnsupportedMediaType",
-    )
+    custom = resource_type is None or resource_type.custom
+    accepted = BODY_TYPES if custom else BODY_TYPES + PROTOBUF_BODY_TYPES
+    if media_type == protobuf.PROTOBUF_TYPE:
+        return protobuf.decode_body(await request.read(), custom=custom, accepted=accepted)
+    raise protobuf.unsupported_media_type(accepted)
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -228,7 +230,7 @@ class ApiHandler:
                     )
                 )
             if verb == "deletecollection":
-                body = await read_body(request) or {}
+                body = await read_body(request, resource_type) or {}
                 delete_options = _delete_options(query, body)
                 options = write_options(request, user)
                 warnings: list[str] = []
@@ -244,16 +246,16 @@ class ApiHandler:
         warnings = []
         if verb == "create" and target.subresource in self.subresource_creates:  # TokenRequest, for one
             create = self.subresource_creates[target.subresource]
-            return json_response(create(ops, ns, target.name, await read_body(request)), 201)
+            return json_response(create(ops, ns, target.name, await read_body(request, resource_type)), 201)
         if verb == "create" and target.name:  # POST to an object's path (or to its status or scale): no such route
             raise ApiError(405, "the server does not allow this method on the requested resource")
         if verb == "create":
-            body = await read_body(request)
+            body = await read_body(request, resource_type)
             options = write_options(request, user)
             created = await self._admitted(lambda body: ops.create(resource_type, ns, body, options), body, warnings)
             return _with_warnings(json_response(created, 201), warnings + options.warnings)
         if verb == "update":
-            body = await read_body(request)
+            body = await read_body(request, resource_type)
             options = write_options(request, user)
             name = target.name
             if target.subresource == "scale":
@@ -294,7 +296,7 @@ class ApiHandler:
             )
             return _with_warnings(json_response(result, 201 if was_created else 200), warnings + options.warnings)
         if verb == "delete":
-            body = await read_body(request) or {}
+            body = await read_body(request, resource_type) or {}
             delete_options = _delete_options(query, body)
             options = write_options(request, user)
             name = target.name
@@ -317,6 +319,7 @@ class ApiHandler:
     ) -> web.StreamResponse:
         query = request.query
         timeout = _int_param(query, "timeoutSeconds")
+        frames = protobuf.watch_encoder(request, {"apiVersion": resource_type.api_version, "kind": resource_type.kind})
         watcher = self.operations.watch(
             resource_type,
             namespace,
@@ -330,7 +333,10 @@ class ApiHandler:
         admission = self.admission
         watcher.caller = admission.caller if admission is not None and resource_type.conversion is not None else None
         watcher.table = watch_converter(request, resource_type, self.operations)
-        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        if frames is not None:  # a client that accepts protobuf only: length-prefixed WatchEvent frames
+            watcher.encode_event = frames
+        content_type = protobuf.WATCH_STREAM_TYPE if frames is not None else "application/json"
+        response = web.StreamResponse(status=200, headers={"Content-Type": content_type})
         response.enable_chunked_encoding()
         try:
             await response.prepare(request)

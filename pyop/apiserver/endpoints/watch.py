@@ -72,6 +72,8 @@ class Watcher:
         self.caller: Any = None
         # Table output (`kubectl get -w`): each event's object as a Table (set by the handler; never cached).
         self.table: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        # How an event is written: a JSON line, or a protobuf frame for protobuf-only clients (set by the handler).
+        self.encode_event: Callable[[str, dict[str, Any]], bytes] = event_line
 
     def _put(self, item: Any) -> None:
         self._items.append(item)
@@ -142,9 +144,9 @@ class Watcher:
         event_type, obj, event = item
         wire = obj if event_type in ("ERROR", "BOOKMARK") else served_as(obj, self.resource_type)
         if self.table is not None and event_type not in ("ERROR", "BOOKMARK"):
-            return event_line(event_type, self.table(wire))
-        if event is None:
-            return event_line(event_type, wire)
+            return self.encode_event(event_type, self.table(wire))
+        if event is None or self.encode_event is not event_line:  # protobuf frames (rare) are not cached
+            return self.encode_event(event_type, wire)
         cache_key = (event_type, self.resource_type.api_version)
         if event.encoded is None:
             event.encoded = {}
@@ -181,7 +183,7 @@ class Watcher:
                     try:
                         lines.append(await self._converted_line(item) if self.caller else self._line(item))
                     except ApiError as error:  # the conversion webhook failed: the watch ends with its error
-                        lines.append(event_line("ERROR", error.to_status()))
+                        lines.append(self.encode_event("ERROR", error.to_status()))
                         finished = True
                         break
             if lines:
@@ -194,7 +196,7 @@ class Watcher:
             if (deadline is not None and now >= deadline) or disconnected():
                 return
             if next_bookmark is not None and now >= next_bookmark:
-                await response.write(event_line("BOOKMARK", self._bookmark_object(None)))
+                await response.write(self.encode_event("BOOKMARK", self._bookmark_object(None)))
                 next_bookmark = now + self.bookmark_interval
                 continue
             wake_at = min(t for t in (deadline, next_bookmark, now + DISCONNECT_CHECK) if t is not None)

@@ -41,6 +41,7 @@ from pyop.apiserver.authorization.authorizer import AlwaysAllow, Authorizer
 from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
 from pyop.apiserver.endpoints.handlers import ApiHandler, SubresourceCreate, error_response, is_watch, json_response
 from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
+from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import as_table
 from pyop.apiserver.registry.operations import Operations
@@ -145,11 +146,13 @@ class GenericAPIServer:
     # --- the request path -------------------------------------------------------------------------------------
 
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Every request: through the stages; an `ApiError` becomes its ``Status``."""
+        """Every request: through the stages; an `ApiError` becomes its ``Status``; protobuf for clients that accept
+        nothing else."""
         try:
-            return await self.serve(request)
+            response = await self.serve(request)
         except ApiError as error:
-            return error_response(error)
+            response = error_response(error)
+        return as_protobuf(request, response)
 
     async def serve(self, request: web.BaseRequest) -> web.StreamResponse:
         public = self.public_paths.get(request.path)

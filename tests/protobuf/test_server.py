@@ -1,0 +1,119 @@
+"""The test server with protobuf clients: bodies of built-in kinds decode, protobuf-only clients get protobuf."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import aiohttp
+from testing_server.helpers import CM, GUARD, Api, configmap
+
+from protobuf.samples import assert_contains
+from pyop.apiserver.endpoints.protobuf import decode_object, decode_watch_event, encode_object
+from pyop.testing import TestAPIServer, schemaless_crd
+
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+CLIENT_GO = f"{PROTOBUF}, application/json"  # what client-go sends when configured for protobuf
+WIDGETS = "/apis/example.pyop.dev/v1/namespaces/default/widgets"
+
+
+async def _send(
+    api: Api, method: str, path: str, body: bytes | None, accept: str = CLIENT_GO, content_type: str = PROTOBUF
+) -> tuple[int, str, bytes]:
+    headers = {"Accept": accept, "Content-Type": content_type}
+    async with api.session.request(method, path, data=body, headers=headers) as response:
+        return response.status, response.content_type, await response.read()
+
+
+async def test_a_protobuf_create_is_stored_as_its_json_twin(api: Api) -> None:
+    status, content_type, body = await _send(api, "POST", CM, encode_object(configmap("p", data={"k": "v"})))
+    assert (status, content_type) == (201, "application/json"), body  # JSON allowed: JSON it is
+    status, json_twin = await api.post(CM, configmap("j", data={"k": "v"}))
+    assert status == 201
+    _status, stored = await api.get(f"{CM}/p")
+    assert stored["data"] == {"k": "v"}
+    for key in ("name", "uid", "resourceVersion", "creationTimestamp", "managedFields"):
+        stored["metadata"].pop(key)
+        json_twin["metadata"].pop(key)
+    assert stored == json_twin
+
+
+async def test_updates_and_deletes_take_protobuf_bodies(api: Api) -> None:
+    created = await api.create_ok(CM, configmap("u"))
+    created["data"] = {"k": "changed"}
+    status, _type, _body = await _send(api, "PUT", f"{CM}/u", encode_object(created))
+    assert status == 200
+    options = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": "not-the-uid"}}
+    status, _type, body = await _send(api, "DELETE", f"{CM}/u", encode_object(options))
+    assert status == 409, body  # the precondition in the protobuf body was read
+    options["preconditions"] = {"uid": created["metadata"]["uid"]}
+    status, _type, _body = await _send(api, "DELETE", f"{CM}/u", encode_object(options))
+    assert status == 200
+
+
+async def test_protobuf_only_clients_get_protobuf(api: Api) -> None:
+    status, content_type, body = await _send(api, "POST", CM, encode_object(configmap("o")), accept=PROTOBUF)
+    assert (status, content_type) == (201, PROTOBUF)
+    created = decode_object(body)
+    assert created["metadata"]["uid"] and created["data"] == {"k": "v"}
+    status, content_type, body = await _send(api, "GET", CM, None, accept=PROTOBUF)
+    assert (status, content_type) == (200, PROTOBUF)
+    listed = decode_object(body)
+    assert listed["kind"] == "ConfigMapList" and [item["metadata"]["name"] for item in listed["items"]] == ["o"]
+    status, content_type, body = await _send(api, "GET", f"{CM}/missing", None, accept=PROTOBUF)
+    assert (status, content_type) == (404, PROTOBUF)
+    error = decode_object(body)
+    assert (error["kind"], error["reason"], error["code"]) == ("Status", "NotFound", 404)
+
+
+async def test_protobuf_bodies_of_custom_resources_are_415(api: Api, server: TestAPIServer) -> None:
+    server.add_crd(schemaless_crd("example.pyop.dev", "Widget", "widgets"))
+    widget = {"apiVersion": "example.pyop.dev/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    status, _type, body = await _send(api, "POST", WIDGETS, b"k8s\x00anything")
+    assert status == 415, body
+    assert b"accepted media types include: application/json, application/yaml" in body
+    assert b"protobuf" not in body.split(b"include:")[1]
+    await api.create_ok(WIDGETS, widget)
+    status, content_type, body = await _send(api, "GET", f"{WIDGETS}/w", None, accept=PROTOBUF)
+    assert (status, content_type) == (406, PROTOBUF)  # a custom resource has no protobuf encoding
+    assert decode_object(body)["reason"] == "NotAcceptable"
+
+
+async def test_bodies_that_are_not_protobuf_are_400(api: Api) -> None:
+    status, _type, body = await _send(api, "POST", CM, b'{"metadata":{"name":"x"}}', accept="application/json")
+    assert status == 400, body
+    assert b"expected prefix [107 56 115 0]" in body
+    wrong_kind = encode_object({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}})
+    status, _type, body = await _send(api, "POST", CM, wrong_kind, accept="application/json")
+    assert status == 400, body  # a Secret is not a ConfigMap, whatever the wire
+
+
+async def _frames(response: aiohttp.ClientResponse, count: int) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for _ in range(count):
+        size = int.from_bytes(await asyncio.wait_for(response.content.readexactly(4), GUARD), "big")
+        events.append(decode_watch_event(await asyncio.wait_for(response.content.readexactly(size), GUARD)))
+    return events
+
+
+async def test_watches_stream_protobuf_frames_to_protobuf_only_clients(api: Api) -> None:
+    await api.create_ok(CM, configmap("before"))
+    headers = {"Accept": f"{PROTOBUF};stream=watch"}
+    async with api.session.get(CM, params={"watch": "1"}, headers=headers) as response:
+        assert response.status == 200
+        assert response.headers["Content-Type"] == f"{PROTOBUF};stream=watch"
+        [(event_type, obj)] = await _frames(response, 1)
+        assert (event_type, obj["metadata"]["name"]) == ("ADDED", "before")
+        await api.create_ok(CM, configmap("after", data={"a": "b"}))
+        [(event_type, obj)] = await _frames(response, 1)
+        assert event_type == "ADDED"
+        assert_contains(obj, {"kind": "ConfigMap", "metadata": {"name": "after"}, "data": {"a": "b"}})
+
+
+async def test_watches_stay_json_when_json_is_allowed(api: Api) -> None:
+    await api.create_ok(CM, configmap("w"))
+    headers = {"Accept": f"{PROTOBUF};stream=watch, application/json"}
+    async with api.session.get(CM, params={"watch": "1"}, headers=headers) as response:
+        assert response.headers["Content-Type"].startswith("application/json")
+        line = await asyncio.wait_for(response.content.readline(), GUARD)
+        assert line.startswith(b'{"type":"ADDED"')
