@@ -10,6 +10,7 @@ from testing_server.helpers import CM, GUARD, Api, configmap
 
 from protobuf.samples import assert_contains
 from pyop.apiserver.endpoints.protobuf import decode_object, decode_watch_event, encode_object
+from pyop.apiserver.endpoints.protobuf.negotiation import wants_protobuf
 from pyop.testing import TestAPIServer, schemaless_crd
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -117,3 +118,13 @@ async def test_watches_stay_json_when_json_is_allowed(api: Api) -> None:
         assert response.headers["Content-Type"].startswith("application/json")
         line = await asyncio.wait_for(response.content.readline(), GUARD)
         assert line.startswith(b'{"type":"ADDED"')
+
+
+def test_which_accept_headers_ask_for_protobuf_only() -> None:
+    assert wants_protobuf(PROTOBUF)
+    assert wants_protobuf(f"{PROTOBUF};stream=watch")
+    assert not wants_protobuf(CLIENT_GO)
+    assert not wants_protobuf(f"{PROTOBUF}, */*")
+    assert not wants_protobuf(f"{PROTOBUF};as=Table;v=v1;g=meta.k8s.io")  # a Table: served as JSON here
+    assert wants_protobuf(f"{PROTOBUF}, application/json;q=0")
+    assert not wants_protobuf("")

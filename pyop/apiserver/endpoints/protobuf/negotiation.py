@@ -76,6 +76,8 @@ def _media_ranges(accept: str) -> list[tuple[str, dict[str, str]]]:
 
 def wants_protobuf(accept: str) -> bool:
     """Whether the client accepts protobuf and no JSON (an absent Accept header accepts anything: JSON)."""
+    if "protobuf" not in accept:  # every JSON client: no parsing on the hot path
+        return False
     ranges = _media_ranges(accept)
     if not any(media == PROTOBUF_TYPE and "as" not in params for media, params in ranges):
         return False
@@ -87,9 +89,9 @@ def as_protobuf(request: web.BaseRequest, response: web.StreamResponse) -> web.S
 
     Re-encoding costs a JSON decode, paid only by protobuf-only clients. A body without a kind (`/version`) stays
     JSON (kube-apiserver serves those as JSON only); an object of a kind with no message is a 406."""
-    if not isinstance(response, web.Response) or response.content_type != "application/json":
-        return response
     if not wants_protobuf(request.headers.get("Accept", "")):
+        return response
+    if not isinstance(response, web.Response) or response.content_type != "application/json":
         return response
     assert isinstance(response.body, bytes)
     try:
