@@ -19,9 +19,9 @@ from typing import Any
 
 from greenlet import getcurrent
 
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.registry.bridge import Bridged
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.apiserver.authentication.user import UserInfo
 
 MUTATING = "mutating"
 VALIDATING = "validating"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyop.api.status import ApiError, qualified
-from pyop.apiserver.endpoints.routing import Target
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.routing import Target
 
 
 @dataclass(frozen=True, slots=True)

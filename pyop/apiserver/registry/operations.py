@@ -48,15 +48,12 @@ from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_a
 from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
+from pyop.apiserver.registry.strategy import RESTStrategy, desired_state, strategic_merge_unsupported
 from pyop.apiserver.storage.store import ListSnapshot, Store
 from pyop.testing.authorization import Authorization, reviews
-from pyop.testing.builtins import defaulting, kinds
-from pyop.testing.builtins.generation import desired_state
+from pyop.testing.builtins.strategies import strategy_for
 from pyop.testing.builtins.strategy import DEFAULT_FIELD_VALIDATION, BuiltinStrategy
-from pyop.testing.builtins.validation import validate_object
 from pyop.testing.crds.conversion import stored_as
-from pyop.testing.crds.validation import admit
-from pyop.testing.webhooks.config import CONFIGURATION_KEYS
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -150,12 +147,6 @@ def _is_being_deleted(obj: dict[str, Any]) -> bool:
     return bool(obj["metadata"].get("deletionTimestamp"))
 
 
-def _finalizers_remain(resource_type: ResourceType, obj: dict[str, Any]) -> bool:
-    if obj["metadata"].get("finalizers"):
-        return True
-    return resource_type.storage_key == "namespaces" and bool((obj.get("spec") or {}).get("finalizers"))
-
-
 class Operations:
     """The registry of every kind. Request bodies handed to it become its own: they are pruned,
     defaulted and stored without a defensive copy (a copy per write was the largest cost of one)."""
@@ -182,8 +173,23 @@ class Operations:
         self._formatted_time = ""
         # True while a webhook configuration exists: writes then stop at their admission points.
         self.admission_active = False
+        # Per-kind strategies, built on first use and rebuilt when a CRD's served type is replaced.
+        self._strategies: dict[tuple[str, str], RESTStrategy] = {}
         # Set by the controllers: called after every committed change.
         self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = None
+
+    def strategy(self, resource_type: ResourceType) -> RESTStrategy:
+        """The kind's strategy: what the registry asks instead of testing storage keys (see registry/strategy.py)."""
+        key = (resource_type.storage_key, resource_type.version)
+        strategy = self._strategies.get(key)
+        if strategy is None or strategy.resource_type is not resource_type:
+            strategy = self._strategies[key] = self.make_strategy(resource_type)
+        return strategy
+
+    def make_strategy(self, resource_type: ResourceType) -> RESTStrategy:
+        """A new strategy for ``resource_type``; the test API server's kinds by default (a server of other kinds
+        overrides this)."""
+        return strategy_for(resource_type, self.builtin)
 
     def now(self) -> str:
         """The clock as a metav1.Time string; formatted once per second (strftime costs as much as
@@ -349,10 +355,11 @@ class Operations:
             )
 
     def _validate_name(self, resource_type: ResourceType, name: str) -> None:
-        if resource_type.group == "rbac.authorization.k8s.io" and name and not path_segment_problems(name):
+        rule = self.strategy(resource_type).name_rule
+        if rule == "path-segment" and name and not path_segment_problems(name):
             return  # RBAC names are any path segment (ValidateRBACName): `system:discovery` is one
-        pattern = _DNS_LABEL if resource_type.storage_key == "namespaces" else _DNS_SUBDOMAIN
-        limit = 63 if resource_type.storage_key == "namespaces" else 253
+        pattern = _DNS_LABEL if rule == "dns-label" else _DNS_SUBDOMAIN
+        limit = 63 if rule == "dns-label" else 253
         if not name:
             raise invalid(
                 resource_type.kind,
@@ -400,16 +407,16 @@ class Operations:
             return reviews.answer(Authorization(self.store, self.users), resource_type, namespace, obj, options.user)
         if metadata.get("resourceVersion"):
             raise ApiError(500, "resourceVersion should not be set on objects to be created", reason="InternalError")
-        if resource_type.custom and kinds.crd_terminating(self.store, resource_type):
-            raise ApiError(405, "create not allowed while custom resource definition is terminating")
-        admitting = self.admission_active and not kinds.exempt_from_admission(resource_type)
-        obj = self._decode_builtin(resource_type, obj, options)
+        strategy = self.strategy(resource_type)
+        strategy.check_create(self)
+        admitting = self.admission_active and not strategy.exempt_from_admission
+        obj = strategy.decode(obj, options.field_validation, options.warnings, None)
         metadata = obj["metadata"]
         if admitting:
             # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
             if resource_type.namespaced:
                 self._require_live_namespace(namespace, resource_type, metadata.get("name", ""))
-            obj = self._decode(resource_type, obj, options)
+            obj = strategy.prune(obj, options.field_validation, options.warnings)
             mutated = suspend(self._point(MUTATING, "CREATE", resource_type, "", namespace, obj, None, options))
             obj = self._check_identity(resource_type, mutated)
             self._check_namespace(resource_type, namespace, obj)
@@ -434,19 +441,11 @@ class Operations:
             metadata.pop(key, None)
         metadata["uid"] = str(uuid.uuid4())
         metadata["creationTimestamp"] = self.now()
-        if self.builtin.generation_rule(resource_type) is not None:
+        if strategy.generation is not None:
             metadata["generation"] = 1
         else:
             metadata.pop("generation", None)
-        kinds.prepare_for_create(resource_type, obj)
-        if not resource_type.custom and obj.get("status") == {}:
-            obj["status"] = self.builtin.zero_status(resource_type)  # Go's encoding of the reset status
-        self._registry_defaults(resource_type, obj)
-        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
-            kinds.validate_crd(obj)
-            obj["status"] = kinds.crd_status(obj, None, self.now())
-        elif resource_type.storage_key in CONFIGURATION_KEYS:
-            kinds.prepare_webhook_configuration(resource_type, obj)
+        strategy.prepare_for_create(obj, self)
         obj = self._admit(resource_type, obj, None, options)
         if managed is None:
             managed = self.field_manager.created(
@@ -506,50 +505,6 @@ class Operations:
             kind,
         )
 
-    def _decode_builtin(
-        self,
-        resource_type: ResourceType,
-        obj: dict[str, Any],
-        options: WriteOptions,
-        current: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """A built-in object decoded into its type and defaulted, as on every write to kube-apiserver."""
-        if resource_type.custom:
-            return obj
-        return self.builtin.decode(resource_type, obj, options.field_validation, options.warnings, current)
-
-    def _registry_defaults(self, resource_type: ResourceType, obj: dict[str, Any]) -> None:
-        """Defaults that need server state or the new uid: service IPs and ports, a Job's selector."""
-        key = resource_type.storage_key
-        if key == "services" and isinstance(obj.get("spec"), dict):
-            used_ips: set[str] = set()
-            used_ports: set[int] = set()
-            for service in self.store.objects("services", None):
-                spec = service.get("spec") or {}
-                used_ips.update(spec.get("clusterIPs") or [])
-                used_ports.update(port.get("nodePort") for port in spec.get("ports") or () if port.get("nodePort"))
-            obj["spec"] = spec = clone_json(obj["spec"])
-            defaulting.allocate_service(spec, used_ips, used_ports)
-        elif key == "jobs.batch":
-            obj["spec"] = clone_json(obj.get("spec") or {})
-            defaulting.generate_job_selector(obj)
-            defaulting.job(obj)  # the labels copied from the template now that it has the generated ones
-        elif key == "pods":
-            obj["status"] = {**(obj.get("status") or {}), "qosClass": defaulting.qos_class(obj.get("spec"))}
-
-    def _decode(self, resource_type: ResourceType, obj: dict[str, Any], options: WriteOptions) -> dict[str, Any]:
-        """A custom resource as kube-apiserver decodes it (strict check, pruning, defaults), before webhooks."""
-        if not resource_type.custom or resource_type.schema is None:
-            return obj
-        admitted, _ = admit(
-            obj,
-            resource_type.schema,
-            field_validation=options.field_validation,
-            warnings=options.warnings,
-            validate=False,
-        )
-        return admitted
-
     def _admit(
         self,
         resource_type: ResourceType,
@@ -557,12 +512,8 @@ class Operations:
         old: dict[str, Any] | None,
         options: WriteOptions,
     ) -> dict[str, Any]:
-        causes = validate_object(resource_type, obj, old)  # metadata for every kind; built-in kinds' rules
-        if resource_type.custom:
-            obj, schema_causes = admit(
-                obj, resource_type.schema, old=old, field_validation=options.field_validation, warnings=options.warnings
-            )
-            causes.extend(schema_causes)
+        strategy = self.strategy(resource_type)
+        obj, causes = strategy.validate(obj, old, options.field_validation, options.warnings)
         if causes:
             raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
         return obj
@@ -636,7 +587,8 @@ class Operations:
         elif patch_type == JSON_PATCH:
             patched = json_patch(served, patch_body)
         elif patch_type == STRATEGIC_PATCH:
-            kinds.reject_strategic_merge(resource_type)
+            if not self.strategy(resource_type).supports_strategic_merge:
+                raise strategic_merge_unsupported()
             if not isinstance(patch_body, dict):
                 raise bad_request("strategic merge patch must be a JSON object")
             patched = strategic_merge(served, patch_body)
@@ -728,18 +680,16 @@ class Operations:
         current_rv = current["metadata"]["resourceVersion"]
         sent_managed = new["metadata"].get("managedFields")  # an update's own managedFields replace the live ones
         served = served_as(current, resource_type)  # the stored object in the request's version
+        strategy = self.strategy(resource_type)
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
         admitting = (
-            self.admission_active
-            and admitted
-            and subresource != "scale"
-            and not kinds.exempt_from_admission(resource_type)
+            self.admission_active and admitted and subresource != "scale" and not strategy.exempt_from_admission
         )
         if admitted and subresource != "scale":
-            new = self._decode_builtin(resource_type, new, options, current)
+            new = strategy.decode(new, options.field_validation, options.warnings, current)
         if admitting:
             namespace = current["metadata"].get("namespace", "")
-            new = self._decode(resource_type, new, options)
+            new = strategy.prune(new, options.field_validation, options.warnings)
             mutated = suspend(
                 self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, served, options)
             )
@@ -771,12 +721,7 @@ class Operations:
             metadata.pop("namespace", None)
         metadata["managedFields"] = current["metadata"].get("managedFields", [])
         metadata["resourceVersion"] = current_rv
-        kinds.fold_secret_string_data(resource_type, new)
-        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
-            kinds.validate_crd(new)
-            new["status"] = kinds.crd_status(new, current, self.now())
-        elif resource_type.storage_key in CONFIGURATION_KEYS:
-            kinds.prepare_webhook_configuration(resource_type, new)
+        strategy.prepare_for_update(new, current, self)
         new = self._admit(resource_type, new, served, options)
         metadata = new["metadata"]  # admission returns a new document
         if _is_being_deleted(current):
@@ -795,7 +740,7 @@ class Operations:
                         )
                     ],
                 )
-        rule = self.builtin.generation_rule(resource_type)
+        rule = strategy.generation
         if rule is not None and "generation" in current["metadata"]:
             has_status = resource_type.has_status
             if desired_state(rule, new, has_status=has_status) != desired_state(rule, served, has_status=has_status):
@@ -823,7 +768,7 @@ class Operations:
             return served_as(current, resource_type)
         if options.dry_run:
             return served_as(new, resource_type)
-        if _is_being_deleted(new) and not _finalizers_remain(resource_type, new):
+        if _is_being_deleted(new) and not strategy.finalizers_remain(new):
             self._commit(resource_type, "DELETED", new, current)
         else:
             self._commit(resource_type, "MODIFIED", new, current)
@@ -973,7 +918,8 @@ class Operations:
         )
         if policy not in ("Orphan", "Background", "Foreground"):
             raise bad_request(f'propagationPolicy: Unsupported value: "{policy}"')
-        if self.admission_active and not kinds.exempt_from_admission(resource_type):
+        strategy = self.strategy(resource_type)
+        if self.admission_active and not strategy.exempt_from_admission:
             # DELETE is admitted with the object being deleted as oldObject and no object, in both phases.
             old = served_as(current, resource_type)
             for phase in (MUTATING, VALIDATING):
@@ -993,10 +939,8 @@ class Operations:
         new_meta = new["metadata"]
         if policy == "Foreground" and self.store.dependents_of(meta["uid"]):
             new_meta["finalizers"] = [*(new_meta.get("finalizers") or []), FOREGROUND_FINALIZER]
-        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
-            # The CRD's REST storage: its custom resources are deleted first (Controllers), then the CRD.
-            new_meta["finalizers"] = [*(new_meta.get("finalizers") or []), kinds.CRD_CLEANUP_FINALIZER]
-        if not _finalizers_remain(resource_type, new):
+        strategy.prepare_for_delete(new)
+        if not strategy.finalizers_remain(new):
             if options.dry_run:
                 return served_as(current, resource_type), True
             self._commit(resource_type, "DELETED", new, current)
@@ -1005,10 +949,7 @@ class Operations:
         new_meta["deletionGracePeriodSeconds"] = 0
         if new_meta.get("generation", 0) > 0:  # rest.BeforeDelete: only kinds that have a generation
             new_meta["generation"] += 1
-        if resource_type.storage_key == "namespaces":
-            new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
-        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
-            new["status"] = kinds.crd_status(new, current, self.now())
+        strategy.deleting(new, current, self)
         if options.dry_run:
             return served_as(new, resource_type), False
         self._commit(resource_type, "MODIFIED", new, current)
@@ -1064,16 +1005,12 @@ class Operations:
         self.mutate(storage_key, namespace, name, drop_reference, manager="garbage-collector")
 
     def remove_finalizer(self, storage_key: str, namespace: str, name: str, finalizer: str, *, manager: str) -> None:
+        resource_type = self.storage_type(storage_key)
+        if resource_type is None:
+            return
+        strategy = self.strategy(resource_type)
         def drop_finalizer(obj: dict[str, Any]) -> None:
-            if storage_key == "namespaces" and finalizer == kinds.NAMESPACE_FINALIZER:
-                spec = obj.setdefault("spec", {})
-                spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != finalizer]
-                return
-            remaining = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
-            if remaining:
-                obj["metadata"]["finalizers"] = remaining
-            else:
-                obj["metadata"].pop("finalizers", None)
+            strategy.remove_finalizer(obj, finalizer)
 
         self.mutate(storage_key, namespace, name, drop_finalizer, manager=manager)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import Any, Final
 
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.authorization.attributes import (
     Attributes,
     forbidden,
@@ -16,7 +17,6 @@ from pyop.apiserver.endpoints.routing import Target
 from pyop.apiserver.storage.store import Store
 from pyop.testing.authorization import bootstrap
 from pyop.testing.authorization.rbac import RBAC, SERVICE_ACCOUNT_PREFIX, Decision, rule_allows
-from pyop.apiserver.authentication.user import UserInfo
 
 PRIVILEGED_GROUP: Final = "system:masters"
 _ALL_RESOURCES: Final = {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pyop.api.selectors import labels_match, parse_label_selector, selector_from_label_selector
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.authorization.attributes import Attributes
 from pyop.apiserver.storage.store import Store
-from pyop.apiserver.authentication.user import UserInfo
 
 RBAC_GROUP: Final = "rbac.authorization.k8s.io"
 ROLES: Final = f"roles.{RBAC_GROUP}"

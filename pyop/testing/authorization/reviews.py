@@ -14,9 +14,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pyop.api.status import ApiError, StatusCause, bad_request, invalid
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.authorization.attributes import Attributes
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.apiserver.authentication.user import UserInfo
 
 if TYPE_CHECKING:
     from pyop.testing.authorization.authorizer import Authorization

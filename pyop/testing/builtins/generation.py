@@ -11,15 +11,9 @@ One table: `(group, kind) -> Generation`. Read from pkg/registry/*/strategy.go o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-
-@dataclass(frozen=True)
-class Generation:
-    metadata_fields: tuple[str, ...] = ()  # metadata that bumps it too (Deployment: annotations)
-    since: tuple[int, int] = (1, 0)  # the first Kubernetes minor release whose strategy sets it
-
+from pyop.apiserver.registry.strategy import Generation
 
 TRACKED: Final[dict[tuple[str, str], Generation]] = {
     ("apps", "Deployment"): Generation(metadata_fields=("annotations",)),
@@ -45,8 +39,6 @@ TRACKED: Final[dict[tuple[str, str], Generation]] = {
     ("apiregistration.k8s.io", "APIService"): Generation(),
 }
 _CUSTOM: Final = Generation()
-_SKIPPED: Final = ("metadata", "apiVersion", "kind")
-_SKIPPED_WITH_STATUS: Final = ("metadata", "apiVersion", "kind", "status")
 
 
 def rule_for(group: str, kind: str, *, custom: bool, kubernetes_version: tuple[int, int]) -> Generation | None:
@@ -57,13 +49,3 @@ def rule_for(group: str, kind: str, *, custom: bool, kubernetes_version: tuple[i
     if rule is None or kubernetes_version < rule.since:
         return None
     return rule
-
-
-def desired_state(rule: Generation, obj: dict[str, Any], *, has_status: bool) -> dict[str, Any]:
-    """What a generation bump watches: everything but metadata (and status when it is a subresource)."""
-    skipped = _SKIPPED_WITH_STATUS if has_status else _SKIPPED
-    view = {key: value for key, value in obj.items() if key not in skipped}
-    if rule.metadata_fields:
-        metadata = obj.get("metadata") or {}
-        view["metadata"] = {key: metadata.get(key) for key in rule.metadata_fields}
-    return view

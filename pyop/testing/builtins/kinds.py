@@ -1,7 +1,7 @@
-"""Behaviour particular to some built-in kinds: defaults set on create, review APIs, CRD status.
+"""Helpers of particular built-in kinds: CRD validation and status, Secret stringData (see `strategies`).
 
-Kept apart from the generic registry so ``operations.py`` reads like kube-apiserver's generic
-store, with the per-kind strategy hooks here.
+The per-kind behaviour the registry asks for lives in the kinds' strategies (`strategies`); these are the helpers
+they and the controllers share.
 """
 
 from __future__ import annotations
@@ -9,61 +9,19 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from pyop.api.status import ApiError, StatusCause, invalid
+from pyop.api.status import StatusCause, invalid
 from pyop.apiserver.authentication.user import UserInfo as UserInfo  # moved there; re-exported for old imports
 from pyop.apiserver.registry.resources import ResourceType, types_from_crd
-from pyop.testing.builtins import defaulting
 from pyop.testing.crds.conversion import conversion_causes
-from pyop.testing.webhooks import config as webhook_config
 
 CRD_STORAGE_KEY = "customresourcedefinitions.apiextensions.k8s.io"
 CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 NAMESPACE_FINALIZER = "kubernetes"
 
 
-def prepare_for_create(resource_type: ResourceType, obj: dict[str, Any]) -> None:
-    """Defaults a kind's registry strategy sets on create (status reset, phases, finalizers)."""
-    key = resource_type.storage_key
-    if resource_type.has_status and resource_type.custom:
-        obj.pop("status", None)
-    elif resource_type.has_status and key != CRD_STORAGE_KEY:
-        # Built-in strategies reset status on create (`job.Status = batch.JobStatus{}`); an empty struct is
-        # still encoded, so a new Deployment or Job reads back with `status: {}`.
-        obj["status"] = {}
-    if key == "namespaces":
-        defaulting.namespace(obj)  # again: a generated name is known only now (the strategy's Canonicalize)
-        obj["status"] = {"phase": "Active"}
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("finalizers", [NAMESPACE_FINALIZER])
-    elif key == "pods":
-        obj["status"] = {"phase": "Pending"}
-    elif key == "deployments.apps":
-        obj["status"] = {}
-        obj.setdefault("spec", {}).setdefault("replicas", 1)
-    elif key == "services":
-        obj["status"] = {"loadBalancer": {}}
-        obj.setdefault("spec", {}).setdefault("type", "ClusterIP")
-    elif key == "persistentvolumeclaims":
-        obj["status"] = {"phase": "Pending"}  # SetDefaults_PersistentVolumeClaim
-    elif key == "secrets":
-        obj.setdefault("type", "Opaque")
-    fold_secret_string_data(resource_type, obj)
-
-
-def exempt_from_admission(resource_type: ResourceType) -> bool:
-    """Webhook configurations are never sent to webhooks (a broken webhook could otherwise never be removed)."""
-    return resource_type.storage_key in webhook_config.EXEMPT_KEYS
-
-
-def prepare_webhook_configuration(resource_type: ResourceType, obj: dict[str, Any]) -> None:
-    """Defaults and validation of Mutating/ValidatingWebhookConfiguration writes; other kinds pass."""
-    if resource_type.storage_key in webhook_config.CONFIGURATION_KEYS:
-        webhook_config.prepare(obj, mutating=resource_type.storage_key == webhook_config.MUTATING_KEY)
-
-
-def fold_secret_string_data(resource_type: ResourceType, obj: dict[str, Any]) -> None:
-    """``stringData`` is write-only: the API server merges it into ``data`` (base64)."""
-    if resource_type.storage_key != "secrets" or "stringData" not in obj:
+def fold_secret_string_data(obj: dict[str, Any]) -> None:
+    """A Secret's ``stringData`` is write-only: the API server merges it into ``data`` (base64)."""
+    if "stringData" not in obj:
         return
     data = dict(obj.get("data") or {})
     for name, value in (obj.pop("stringData") or {}).items():
@@ -199,13 +157,3 @@ def crd_terminating(store: Any, resource_type: ResourceType) -> bool:
     """Whether the CRD serving a custom resource type is being deleted."""
     crd = store.get(CRD_STORAGE_KEY, "", f"{resource_type.plural}.{resource_type.group}")
     return bool(crd and crd["metadata"].get("deletionTimestamp"))
-
-
-def reject_strategic_merge(resource_type: ResourceType) -> None:
-    if resource_type.custom:
-        raise ApiError(
-            415,
-            "the body of the request was in an unknown format - accepted media types include: "
-            "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
-            reason="UnsupportedMediaType",
-        )

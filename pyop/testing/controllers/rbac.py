@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyop.testing.authorization.rbac import CLUSTER_ROLES, RBAC, SERVICE_ACCOUNT_PREFIX
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.testing.authorization.rbac import CLUSTER_ROLES, RBAC, SERVICE_ACCOUNT_PREFIX
 
 _AGGREGATOR = "clusterrole-aggregation-controller"
 
