@@ -18,6 +18,7 @@ import typer
 import typer.core
 
 from pyop_scaffold import __version__
+from pyop_scaffold.cli.apiserver import create_apiserver as create_apiserver_command
 from pyop_scaffold.cli.clients import make_clients as make_clients_command
 from pyop_scaffold.cli.flags import EditFlags, KubebuilderBoolFlags
 from pyop_scaffold.cli.testserver import test_server_command
@@ -34,7 +35,10 @@ app = typer.Typer(
     cls=OneLineUsageGroup,
 )
 create_app = typer.Typer(
-    help="Scaffold a Kubernetes API or webhook.", no_args_is_help=True, rich_markup_mode=None, cls=OneLineUsageGroup
+    help="Scaffold a Kubernetes API, webhook or aggregated API server.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=OneLineUsageGroup,
 )
 make_app = typer.Typer(
     help="Generate files from the project's models and markers.",
@@ -226,6 +230,9 @@ def create_webhook(
         certificates=certificates,
     )
     _run(lambda: run_create_webhook(project_dir, options), verbose=verbose)
+
+
+create_app.command("apiserver", cls=KubebuilderBoolFlags)(create_apiserver_command)
 
 
 @app.command(cls=EditFlags)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pyop_scaffold.commands import project_files
+from pyop_scaffold.commands.create_apiserver import check_not_aggregated
 from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
@@ -70,6 +71,7 @@ def create_api(root: Path, options: CreateAPIOptions) -> Report:
         report.notes[:0] = external_notes
         return report
     _check_single_group(project, group)
+    check_not_aggregated(project, group, version, kind)
     _check_kind_unique(project, group, kind)
     plural = _plural_for(project, group, kind, options)
     _check_scope(project, group, kind, options.namespaced)

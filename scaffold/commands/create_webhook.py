@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyop_scaffold.commands import project_files, webhook_certificates
+from pyop_scaffold.commands import apiserver_config, project_files, webhook_certificates
 from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
@@ -543,7 +543,7 @@ def _plan_kustomize(
     text = append_unique(
         text,
         "patches",
-        [{"path": "manager_webhook_patch.yaml", "target": {"kind": "Deployment"}}],
+        [{"path": "manager_webhook_patch.yaml", "target": apiserver_config.manager_patch_target(project)}],
         source=DEFAULT_KUSTOMIZATION,
         comment="The manager serves the webhooks on :9443 with the certificate cert-manager issues.",
     )

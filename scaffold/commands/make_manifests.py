@@ -39,6 +39,7 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     """Generate every manifest in memory, check them all (and the samples, with --check), then write them, or
     nothing at all on any problem."""
     from pyop_scaffold import __version__
+    from pyop_scaffold.commands.apiserver_manifests import served_schemas
     from pyop_scaffold.manifests import incremental
     from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
     from pyop_scaffold.manifests.loader import imported_project, load_kinds, user_code_errors
@@ -67,12 +68,14 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         # No webhook markers, no file: a project without webhooks has no config/webhook (and a hand-written
         # manifests.yaml is not pyop's to remove).
         webhooks = build_webhook_configurations(collect_webhook_markers(root, project.package))
+        # The aggregated API server's kinds are no CRDs: their schemas only check their samples.
+        served = served_schemas(root, project, builder) if options.check_samples else []
     _accept((crd.obj for crd in crds), kinds, root)
     notes: list[str] = []
     if options.check_compat is not None:
         notes.append(_check_compat(root, options.check_compat, [crd.obj for crd in crds]))
     if options.check_samples:
-        checked, problems = check_samples(root, [crd.obj for crd in crds])
+        checked, problems = check_samples(root, [crd.obj for crd in crds] + served)
         if problems:
             raise ManifestError(problems)
         notes.append(f"checked {checked} sample(s) against their CRDs: all valid")

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from pyop_scaffold.commands.apiserver_config import manager_patch_target
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.edit.insertion import insert_at_marker
 from pyop_scaffold.edit.python_source import add_import
@@ -257,7 +258,7 @@ def plan_kustomize(changes: ChangeSet, project: Project, rendered: dict[str, byt
         text,
         "patches",
         [
-            {"path": MANAGER_PATCH.removeprefix("config/default/"), "target": {"kind": "Deployment"}},
+            {"path": MANAGER_PATCH.removeprefix("config/default/"), "target": manager_patch_target(project)},
             {"path": ENV_PATCH.removeprefix("config/default/")},
         ],
         source=DEFAULT_KUSTOMIZATION,

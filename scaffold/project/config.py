@@ -51,6 +51,12 @@ class WebhookSettings(_Model):
     validation_path: str | None = Field(default=None, alias="validationPath")
 
 
+class APIServerSettings(_Model):
+    """A kind served by the project's aggregated API server (`pyop create apiserver`), not by a CRD."""
+
+    namespaced: bool = True
+
+
 class ResourceEntry(_Model):
     """One group/version/kind the project scaffolded, and which parts it has."""
 
@@ -63,6 +69,7 @@ class ResourceEntry(_Model):
     api: APISettings | None = None
     controller: bool | None = None
     webhooks: WebhookSettings | None = None
+    apiserver: APIServerSettings | None = None
     # Kinds the project does not define (Kubebuilder's fields): `core: true` for a built-in kind (path: its
     # pyop.api.k8s models module), `external: true` for a third-party one (path: the Python module of its models,
     # module: the requirement that installs them).
@@ -124,8 +131,9 @@ class Project(_Model):
         return [r for r in self.resources if (r.group, r.kind) == (group, kind)]
 
     def own_groups(self) -> list[str]:
-        """The groups of the project's own kinds, sorted (built-in and external kinds are not a group of its)."""
-        return sorted({r.group for r in self.resources if r.owned})
+        """The groups of the project's own kinds, sorted (built-in and external kinds are not a group of its, nor are
+        the aggregated server's, which live in their own <package>/apiserver/<group>/<version>/ packages)."""
+        return sorted({r.group for r in self.resources if r.owned and r.apiserver is None})
 
 
 def validate_kubernetes_version(value: str) -> str:

@@ -31,10 +31,10 @@ _JSONLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.const
 
 
 def _model_for(api_version: str, kind: str) -> type:
-    """Find the model class of a sample among the project's API packages."""
-    import {{ cookiecutter.package }}.api as api_root
-
-    for path in sorted(Path(api_root.__path__[0]).rglob("*_types.py")):
+    """Find the model class of a sample among the project's API packages (the CRDs' in api/, and those of the
+    aggregated API server in apiserver/, if the project has one)."""
+    package = PROJECT_ROOT / "{{ cookiecutter.package }}"
+    for path in sorted([*(package / "api").rglob("*_types.py"), *(package / "apiserver").rglob("*_types.py")]):
         module_name = ".".join(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
         module = importlib.import_module(module_name)
         model = getattr(module, kind, None)

@@ -1,0 +1,20 @@
+{{ cookiecutter.license_header }}"""The {{ cookiecutter.version }} version of the {{ cookiecutter.qualified_group }} group, as the aggregated API server serves it.
+
+Each kind is its model (<kind>_types.py) and its strategy (<kind>_strategy.py); `pyop create apiserver` adds them.
+"""
+
+from __future__ import annotations
+
+from pyop.apiserver import APIGroupVersion, Resource
+
+from {{ cookiecutter.strategy_module }} import {{ cookiecutter.kind }}Strategy
+from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
+
+API_GROUP_VERSION = APIGroupVersion(
+    "{{ cookiecutter.qualified_group }}",
+    "{{ cookiecutter.version }}",
+    [
+        Resource({{ cookiecutter.kind }}, strategy={{ cookiecutter.kind }}Strategy()),
+        # +kubebuilder:scaffold:apiserver-resources
+    ],
+)

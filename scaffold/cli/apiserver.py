@@ -1,0 +1,35 @@
+"""`pyop create apiserver`: parse the flags, call `pyop_scaffold.commands.create_apiserver`, print its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def create_apiserver(
+    group: Annotated[str, typer.Option(help="API group, without the domain (e.g. wardle).")],
+    version: Annotated[str, typer.Option(help="API version (e.g. v1alpha1).")],
+    kind: Annotated[
+        list[str],
+        typer.Option(help="Kind, UpperCamelCase (e.g. Flunder); repeat for several. Run again to add more later."),
+    ],
+    namespaced: Annotated[
+        bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the kinds given here.")
+    ] = True,
+    force: Annotated[bool, typer.Option(help="Scaffold kinds that exist again, overwriting their files.")] = False,
+    project_dir: Annotated[
+        Path, typer.Option("--project-dir", "-C", help="The project folder (default: the current folder).")
+    ] = Path("."),
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the unchanged files too.")] = False,
+) -> None:
+    """Scaffold an aggregated API server serving the kinds (models, strategies, entry point, test, config/apiserver)."""
+    from pyop_scaffold.cli.app import _run
+    from pyop_scaffold.commands.create_apiserver import CreateAPIServerOptions
+    from pyop_scaffold.commands.create_apiserver import create_apiserver as run_create_apiserver
+
+    options = CreateAPIServerOptions(
+        group=group, version=version, kinds=tuple(kind), namespaced=namespaced, force=force
+    )
+    _run(lambda: run_create_apiserver(project_dir, options), verbose=verbose)
