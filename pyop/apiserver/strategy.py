@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from pyop.api.status import StatusCause, invalid
+from pyop.api.status import StatusCause
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -137,6 +137,14 @@ def _overrides(strategy: Strategy[Any], name: str) -> bool:
     return getattr(type(strategy), name) is not getattr(Strategy, name)
 
 
+class ModelMismatch(Exception):
+    """An object the model cannot read (the schema let it through: a model stricter than its markers)."""
+
+    def __init__(self, causes: list[StatusCause]) -> None:
+        super().__init__("; ".join(cause.message for cause in causes))
+        self.causes = causes
+
+
 class TypedStrategy:
     """The adapter between the generic registry's dict objects and a user's typed `Strategy`."""
 
@@ -156,18 +164,22 @@ class TypedStrategy:
         return self._mutates or self._validates
 
     def typed(self, obj: dict[str, Any]) -> Any:
+        """``obj`` as the model (`ModelMismatch` with the causes when it does not fit)."""
         try:
             return self.model.model_validate(obj)
         except ValidationError as error:
-            name = (obj.get("metadata") or {}).get("name", "")
-            raise invalid(self.kind, self.group, name, _pydantic_causes(error)) from None
+            raise ModelMismatch(_pydantic_causes(error)) from None
 
-    def admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
-        """Run the write hooks on a schema-admitted object; the object as changed by them, or the 422 they found."""
+    def apply(self, obj: dict[str, Any], old: dict[str, Any] | None) -> tuple[dict[str, Any], list[StatusCause]]:
+        """Run the write hooks on a schema-admitted object: the object as they changed it, and their field errors
+        (``old``: the stored object of an update, None on create)."""
         if not self.active:
-            return obj
-        typed = self.typed(obj)
-        typed_old = self.typed(old) if old is not None else None
+            return obj, []
+        try:
+            typed = self.typed(obj)
+            typed_old = self.typed(old) if old is not None else None
+        except ModelMismatch as mismatch:
+            return obj, mismatch.causes
         hooks = self.strategy
         if typed_old is None:
             hooks.prepare_for_create(typed)
@@ -176,10 +188,9 @@ class TypedStrategy:
         hooks.default(typed)
         errors = hooks.validate(typed) if typed_old is None else hooks.validate_update(typed, typed_old)
         if errors:
-            name = (obj.get("metadata") or {}).get("name", "")
-            raise invalid(self.kind, self.group, name, [error.cause() for error in errors])
+            return obj, [error.cause() for error in errors]
         if not self._mutates:
-            return obj
+            return obj, []
         changed = _dump(typed)
         # Metadata is the registry's: the hooks may set labels, annotations and finalizers, nothing else of it.
         metadata = dict(obj["metadata"])
@@ -190,7 +201,7 @@ class TypedStrategy:
             else:
                 metadata.pop(key, None)
         changed["metadata"] = metadata
-        return changed
+        return changed, []
 
     def table(self) -> tuple[list[dict[str, Any]], Callable[[dict[str, Any]], list[Any]] | None] | None:
         """The strategy's columns as additionalPrinterColumns, and its cell function; None: the markers'."""
@@ -212,8 +223,10 @@ class TypedStrategy:
             return printer, None
 
         def cells(obj: dict[str, Any]) -> list[Any]:
-            computed = list(self.strategy.table_cells(self.typed(obj)) or [])
-            return computed
+            try:
+                return list(self.strategy.table_cells(self.typed(obj)) or [])
+            except ModelMismatch:
+                return []
 
         return printer, cells
 

@@ -149,3 +149,14 @@ async def test_serves_until_sigterm_then_shuts_down_gracefully(tmp_path: Path) -
             await asyncio.sleep(0.3)
             assert await readyz() == 500  # not ready while the shutdown delay runs; still answering
         assert await asyncio.wait_for(process.wait(), 30) == 0
+
+
+def test_admission_plugins_that_can_be_disabled() -> None:
+    assert parse_flags(["--disable-admission-plugins=NamespaceLifecycle"]).disable_admission_plugins == [
+        "NamespaceLifecycle"
+    ]
+    with pytest.raises(OptionsError) as raised:
+        check(parse_flags(["--disable-admission-plugins=AlwaysPullImages"]))
+    assert raised.value.problems == [
+        '--disable-admission-plugins "AlwaysPullImages": not an admission plugin of this server (NamespaceLifecycle)'
+    ]

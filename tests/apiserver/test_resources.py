@@ -196,3 +196,14 @@ async def test_discovery_and_openapi(server: AggregatedServer, core: TestAPIServ
     assert flunder_schema["properties"]["spec"]["properties"]["size"]["maximum"] == 100
     status, legacy = await call(server, "GET", "/api", token=core.token)
     assert (status, legacy["kind"]) == (200, "APIVersions")
+
+
+async def test_creates_need_a_namespace_the_cluster_has(client: Client, server: AggregatedServer) -> None:
+    stray = flunder("stray")
+    stray.metadata.namespace = "nowhere"
+    with pytest.raises(NotFoundError) as missing:
+        await client.create(stray)
+    assert str(missing.value).endswith('namespaces "nowhere" not found')
+    await client.create(flunder("here"))
+    await client.create(flunder("again"))
+    assert server.config.namespaces is not None and server.config.namespaces.lookups == 2  # default: cached

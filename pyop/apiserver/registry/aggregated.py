@@ -1,54 +1,56 @@
-"""The generic registry as an aggregated API server runs it: the user's typed strategies at their points, and the
-namespaces of the cluster rather than of its own storage.
-
-Until the generic registry has a per-kind strategy lookup of its own (``registry/strategy.py``), the two hooks are
-the registry's admission step (`_admit`: after schema pruning, defaulting and validation) and its namespace check.
+"""The generic registry as an aggregated API server runs it: each kind's strategy is the schema strategy custom
+resources get (pruning, defaults and validation from the model's OpenAPI schema, generation on every change,
+no strategic merge) with the user's typed `Strategy` after it. Namespaces are the cluster's: the server checks them
+before a create (`pyop.apiserver.admission.namespaces`), its own storage has none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from pyop.api.status import not_found
-from pyop.apiserver.registry.operations import Operations, WriteOptions
+from pyop.api.status import StatusCause
+from pyop.apiserver.registry.operations import Operations
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.registry.strategy import RESTStrategy
 from pyop.apiserver.strategy import TypedStrategy
+from pyop.testing.crds.strategy import SchemaStrategy
 
-# Whether a namespace exists in the cluster.
-NamespaceLookup = Callable[[str], bool]
+
+class AggregatedStrategy(SchemaStrategy):
+    """The model's schema first (as for a custom resource), then the user's typed hooks on what it admitted."""
+
+    def __init__(self, resource_type: ResourceType, typed: TypedStrategy | None) -> None:
+        super().__init__(resource_type)
+        self.typed = typed
+
+    def validate(
+        self, obj: dict[str, Any], old: dict[str, Any] | None, field_validation: str, warnings: list[str]
+    ) -> tuple[dict[str, Any], list[StatusCause]]:
+        obj, causes = super().validate(obj, old, field_validation, warnings)
+        if causes or self.typed is None:
+            return obj, causes
+        return self.typed.apply(obj, old)
 
 
 class AggregatedOperations(Operations):
-    """`Operations` whose writes also run the kinds' typed strategies; its store holds only the served kinds."""
+    """`Operations` over the served kinds only, each with its `AggregatedStrategy`."""
 
     def __init__(
         self,
         *args: Any,
         strategies: Mapping[str, TypedStrategy],
-        namespace_lookup: NamespaceLookup | None = None,
         **kwargs: Any,
     ) -> None:
+        self.typed_strategies = dict(strategies)  # storage key -> adapter (before the registry builds strategies)
         super().__init__(*args, **kwargs)
-        self.strategies = dict(strategies)  # storage key -> adapter
-        self.namespace_lookup = namespace_lookup
 
-    def _admit(
-        self,
-        resource_type: ResourceType,
-        obj: dict[str, Any],
-        old: dict[str, Any] | None,
-        options: WriteOptions,
-    ) -> dict[str, Any]:
-        obj = super()._admit(resource_type, obj, old, options)
-        adapter = self.strategies.get(resource_type.storage_key)
-        return adapter.admit(obj, old) if adapter is not None else obj
+    def make_strategy(self, resource_type: ResourceType) -> RESTStrategy:
+        return AggregatedStrategy(resource_type, self.typed_strategies.get(resource_type.storage_key))
 
     def _require_live_namespace(self, namespace: str, resource_type: ResourceType, name: str = "") -> None:
-        """NamespaceLifecycle against the cluster's namespaces, given a lookup (the server's own storage has none);
-        without one, any namespace is accepted."""
-        if self.namespace_lookup is not None and not self.namespace_lookup(namespace):
-            raise not_found("namespaces", "", namespace)
+        """The registry's own check reads namespaces from its storage, which has none here: the server asks the
+        cluster before the write instead (`pyop.apiserver.admission.namespaces`)."""
 
 
-__all__ = ["AggregatedOperations", "NamespaceLookup"]
+__all__ = ["AggregatedOperations", "AggregatedStrategy"]

@@ -259,7 +259,7 @@ class AggregatedServer(GenericAPIServer):
             response = await super().handle(request)
         finally:
             inflight.dec()
-        target, verb = self._routes.pop(id(request), (None, ""))
+            target, verb = self._routes.pop(id(request), (None, ""))
         self._observe(request, target, verb, response.status, time.perf_counter() - started)
         return response
 
@@ -269,9 +269,14 @@ class AggregatedServer(GenericAPIServer):
     async def intercept(
         self, request: web.BaseRequest, user: UserInfo, target: Target | DiscoveryPath | None, verb: str
     ) -> web.StreamResponse | None:
-        """The health endpoints (after authorization: /healthz, /livez, /readyz are always allowed by default)."""
+        """The health endpoints (after authorization: /healthz, /livez, /readyz are always allowed by default), and
+        NamespaceLifecycle before a create (the registry runs synchronously, the cluster is asked here)."""
         if target is None and self.config.health.is_health_path(request.path):
             return await self.config.health.respond(request)
+        lifecycle = self.config.namespaces
+        creates = verb == "create" and isinstance(target, Target) and not (target.name or target.subresource)
+        if lifecycle is not None and creates and isinstance(target, Target) and target.namespace:
+            await lifecycle.admit_create(target.namespace)
         return None
 
     def discovery(self, request: web.BaseRequest, target: DiscoveryPath) -> web.Response:

@@ -19,6 +19,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pyop.apiserver.admission.namespaces import NamespaceLifecycle
 from pyop.apiserver.authentication.delegating import (
     ClientCertificateAuthenticator,
     DelegatingAuthenticator,
@@ -69,6 +70,7 @@ class Config:
     metrics: ServerMetrics = field(default_factory=ServerMetrics)
     clients: list[ClusterClient] = field(default_factory=list)  # closed with the server
     core: ClusterClient | None = None  # the cluster's core API (namespaces), when reachable
+    namespaces: NamespaceLifecycle | None = None  # admission of creates (None: disabled, or no cluster)
 
     async def close(self) -> None:
         for client in self.clients:
@@ -195,7 +197,10 @@ async def build_config(options: RecommendedOptions) -> Config:
         for client in clients:
             await client.close()
         raise
-    return Config(options, serving, authenticator, authorizer, store, clients=clients, core=core)
+    namespaces = None
+    if core is not None and "NamespaceLifecycle" not in options.disable_admission_plugins:
+        namespaces = NamespaceLifecycle(core)
+    return Config(options, serving, authenticator, authorizer, store, clients=clients, core=core, namespaces=namespaces)
 
 
 __all__ = ["Config", "ServingConfig", "build_config", "serving_certificate"]

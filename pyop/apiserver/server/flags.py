@@ -181,6 +181,12 @@ _FLAGS = (
     _Flag("etcd-keyfile", "storage.etcd_keyfile", "str", "its private key"),
     _Flag("kubeconfig", "kubeconfig", "str", "kubeconfig of the cluster's core API (default: as authentication)"),
     _Flag(
+        "disable-admission-plugins",
+        "disable_admission_plugins",
+        "list",
+        "admission plugins to turn off (NamespaceLifecycle: creates in namespaces the cluster lacks are refused)",
+    ),
+    _Flag(
         "shutdown-delay-duration",
         "shutdown_delay",
         "duration",

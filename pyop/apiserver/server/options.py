@@ -16,6 +16,7 @@ from pyop.apiserver.storage.factory import BACKENDS as STORAGE_BACKENDS
 
 DEFAULT_ALWAYS_ALLOW_PATHS = ("/healthz", "/readyz", "/livez")
 DEFAULT_ALWAYS_ALLOW_GROUPS = ("system:masters",)
+ADMISSION_PLUGINS = ("NamespaceLifecycle",)  # what --disable-admission-plugins may name
 
 
 @dataclass
@@ -163,6 +164,7 @@ class RecommendedOptions:
     authorization: DelegatingAuthorizationOptions = field(default_factory=DelegatingAuthorizationOptions)
     storage: StorageOptions = field(default_factory=StorageOptions)
     kubeconfig: str = ""  # --kubeconfig: the cluster's core API (namespaces); "": as --authentication-kubeconfig
+    disable_admission_plugins: list[str] = field(default_factory=list)  # --disable-admission-plugins
     shutdown_delay: float = 0.0  # --shutdown-delay-duration: /readyz fails this long before the listener closes
     bookmark_interval: float = 60.0  # seconds between watch bookmarks (kube-apiserver: about a minute)
 
@@ -175,6 +177,12 @@ class RecommendedOptions:
         ]
         if self.kubeconfig and not Path(self.kubeconfig).is_file():
             errors.append(f'--kubeconfig "{self.kubeconfig}": no such file')
+        for plugin in self.disable_admission_plugins:
+            if plugin not in ADMISSION_PLUGINS:
+                errors.append(
+                    f'--disable-admission-plugins "{plugin}": not an admission plugin of this server '
+                    f"({', '.join(ADMISSION_PLUGINS)})"
+                )
         if self.shutdown_delay < 0:
             errors.append(f"--shutdown-delay-duration {self.shutdown_delay}s must not be negative")
         return errors
