@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -72,35 +73,50 @@ def encode_message(name: str, obj: Any) -> bytes:
 
 
 def _message(spec: MessageSpec, obj: Any, path: str) -> bytes:
+    """`path`: where `obj` is, for error messages (children's paths are formatted only when they are needed)."""
     if spec.special:
         return _special(spec, obj, path)
     if obj is None:
-        obj = {}
-    if not isinstance(obj, Mapping):
+        return _empty(spec)
+    if not isinstance(obj, dict) and not isinstance(obj, Mapping):
         raise ProtobufEncodeError(f"{path}: expected an object, got {type(obj).__name__}")
     out = bytearray()
     for item in spec.fields:
-        where = f"{path}.{item.name}"
         if item.inline:
             out += length_delimited(item.number, _message(item.message, obj, path))
             continue
         value = obj.get(item.name)
         if item.is_map:
             if value:
-                out += _map(item, value, where)
+                out += _map(item, value, f"{path}.{item.name}")
         elif item.repeated:
             if value:
                 if not isinstance(value, list):
-                    raise ProtobufEncodeError(f"{where}: expected a list, got {type(value).__name__}")
-                for index, element in enumerate(value):
-                    out += _field(item, element, f"{where}[{index}]")
+                    raise ProtobufEncodeError(f"{path}.{item.name}: expected a list, got {type(value).__name__}")
+                if item.type == MESSAGE:
+                    for index, element in enumerate(value):
+                        out += _field(item, element, f"{path}.{item.name}[{index}]")
+                else:
+                    for element in value:
+                        out += _field(item, element, f"{path}.{item.name}[]")
         elif value is None:
-            if item.pointer or item.type == BYTES:
-                continue
-            out += _field(item, _zero(item), where)
+            if not item.pointer and item.type != BYTES:
+                out += _zero_field(item)
         else:
-            out += _field(item, value, where)
+            out += _field(item, value, f"{path}.{item.name}")
     return bytes(out)
+
+
+@functools.cache
+def _empty(spec: MessageSpec) -> bytes:
+    """A message whose fields are all unset: what Go writes for a zero struct (its value fields' zeros)."""
+    return _message(spec, {}, spec.name)
+
+
+@functools.cache
+def _zero_field(item: FieldSpec) -> bytes:
+    """A value field Go writes although the JSON has none: its zero value (cached per field)."""
+    return _field(item, _zero(item), item.name)
 
 
 def _zero(item: FieldSpec) -> Any:

@@ -8,6 +8,7 @@ descriptor extractor (pyop_scaffold.codegen.protobuf_descriptors) and the object
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Iterator
 from typing import Final
@@ -50,7 +51,11 @@ def iter_fields(data: bytes | memoryview) -> Iterator[tuple[int, int, int | byte
     end = len(data)
     view = memoryview(data)
     while index < end:
-        key, index = read_varint(data, index)
+        key = data[index]  # one-byte keys and lengths (fields 1-15, values under 128 bytes) are the common case
+        if key < 0x80:
+            index += 1
+        else:
+            key, index = read_varint(data, index)
         number, wire_type = key >> 3, key & 7
         if number == 0:
             raise WireError("field number 0")
@@ -58,7 +63,11 @@ def iter_fields(data: bytes | memoryview) -> Iterator[tuple[int, int, int | byte
             value, index = read_varint(data, index)
             yield number, wire_type, value
         elif wire_type == LENGTH:
-            size, index = read_varint(data, index)
+            size = data[index] if index < end else 0x80
+            if size < 0x80:
+                index += 1
+            else:
+                size, index = read_varint(data, index)
             if index + size > end:
                 raise WireError(f"field {number}: length {size} runs past the end of the message")
             yield number, wire_type, bytes(view[index : index + size])
@@ -90,7 +99,9 @@ def encode_varint(value: int) -> bytes:
     return bytes(out)
 
 
+@functools.cache
 def tag(number: int, wire_type: int) -> bytes:
+    """A field's key bytes (cached: a message has a few hundred distinct keys at most)."""
     return encode_varint((number << 3) | wire_type)
 
 
