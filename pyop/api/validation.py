@@ -109,6 +109,24 @@ def dns1123_label_problems(value: str) -> list[str]:
     return problems
 
 
+_DNS1035_FMT: Final = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_MSG: Final = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character"
+)
+_DNS1035 = re.compile(f"^{_DNS1035_FMT}$")
+
+
+def dns1035_label_problems(value: str) -> list[str]:
+    """IsDNS1035Label (Service names, an APIService's version)."""
+    problems: list[str] = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        problems.append(max_length_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _DNS1035.match(value):
+        problems.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
+    return problems
+
+
 def dns1123_subdomain_problems(value: str) -> list[str]:
     """IsDNS1123Subdomain (most object names, label key prefixes)."""
     problems: list[str] = []

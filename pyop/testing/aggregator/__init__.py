@@ -6,10 +6,27 @@ with the caller's identity in request headers and the front-proxy client certifi
 and keep the APIService's ``Available`` condition. Modules, by job: `certificates` (the request-header CA and the
 front-proxy client certificate), `authentication_info` (the ``kube-system/extension-apiserver-authentication``
 ConfigMap and the bootstrap roles that read it), `apiservice` (reading APIServices, their order and condition),
-`resolver` (Service -> URL), `availability` (the Available condition), `proxy` (the forwarding), `discovery`
-(merging aggregated groups into the server's discovery), `aggregator` (the object the server holds).
+`validation` (kube-aggregator's validation of APIServices), `resolver` (Service -> URL), `availability` (the
+Available condition), `proxy` (the forwarding), `discovery` (merging aggregated groups into the server's
+discovery), `aggregator` (the object the server holds).
+
+The names load on first use: the registry's validation imports `validation` while the registry itself loads.
 """
 
-from pyop.testing.aggregator.aggregator import Aggregator, service_name_for
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyop.testing.aggregator.aggregator import Aggregator, service_name_for
 
 __all__ = ["Aggregator", "service_name_for"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'pyop.testing.aggregator' has no attribute {name!r}")
+    value = getattr(importlib.import_module("pyop.testing.aggregator.aggregator"), name)
+    globals()[name] = value
+    return value

@@ -19,6 +19,7 @@ from pyop.api.selectors import labels_match, parse_label_selector, selector_from
 from pyop.api.status import StatusCause
 from pyop.api.validation import dns1123_label_problems, label_value_problems, qualified_name_problems
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.testing.aggregator.validation import validate_api_service
 
 __all__ = ["validate_object"]
 
@@ -39,6 +40,8 @@ def validate_object(
             causes.extend(_workload(resource_type.kind, obj, old))
         if key in _IMMUTABLE_DATA and old is not None:
             causes.extend(_immutable_data(_IMMUTABLE_DATA[key], obj, old))
+        if key == ("apiregistration.k8s.io", "APIService"):
+            causes.extend(validate_api_service(obj))
     return causes
 
 
