@@ -1,4 +1,5 @@
-"""APIServices kube-aggregator's validation refuses are 422s here too, with its field paths and messages."""
+"""APIServices kube-aggregator's validation refuses are 422s here too, with its field paths and messages; the
+service port defaults to 443."""
 
 from __future__ import annotations
 
@@ -82,4 +83,4 @@ async def test_refused_as_kube_aggregator_refuses(
 
 async def test_a_valid_apiservice_is_stored(api: Api) -> None:
     created = await api.create_ok(APISERVICES, {"metadata": {"name": "v1alpha1.wardle.example.com"}, "spec": GOOD_SPEC})
-    assert created["spec"]["service"] == {"namespace": "default", "name": "wardle"}
+    assert created["spec"]["service"] == {"namespace": "default", "name": "wardle", "port": 443}  # defaulted

@@ -474,6 +474,13 @@ def pod_template_kind(obj: Obj) -> None:
     pod_template(obj.get("template"))
 
 
+def api_service(obj: Obj) -> None:
+    """kube-aggregator's SetDefaults_ServiceReference: a service's port is 443 unless given."""
+    service = (obj.get("spec") or {}).get("service")
+    if isinstance(service, dict):
+        service.setdefault("port", 443)
+
+
 DEFAULTERS: Final[dict[tuple[str, str], Callable[[Obj], None]]] = {
     ("", "Pod"): pod,
     ("", "PodTemplate"): pod_template_kind,
@@ -492,6 +499,7 @@ DEFAULTERS: Final[dict[tuple[str, str], Callable[[Obj], None]]] = {
     ("apps", "ReplicaSet"): replica_set,
     ("batch", "Job"): job,
     ("batch", "CronJob"): cron_job,
+    ("apiregistration.k8s.io", "APIService"): api_service,
 }
 """(group, kind) -> defaulter. ConfigMap's `SetDefaults_ConfigMap` (data = {}) is not here: an empty map is omitted
 when the object is encoded, so it is invisible to clients."""
