@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from apiserver_storage.backends import Opener
 from pyop.apiserver.storage.etcd.backend import EtcdBackend
 from pyop.apiserver.storage.etcd.client import EtcdClient
 from pyop.apiserver.storage.etcd.local import LocalEtcd, find_etcd
 from pyop.apiserver.storage.file import FileBackend
 from pyop.apiserver.storage.memory import MemoryBackend
-from tests.apiserver_storage.backends import Opener
 
 _prefixes = itertools.count()
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from apiserver_storage.backends import Opener
 from pyop.apiserver.storage.backend import Backend, StorageConflict
-from tests.apiserver_storage.backends import Opener
 
 
 def pod(name: str, namespace: str = "default", **spec: Any) -> dict[str, Any]:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from apiserver_storage.backends import Opener
 from pyop.api.status import ApiError
 from pyop.apiserver.storage.etcd.backend import EtcdBackend
 from pyop.apiserver.storage.etcd.client import EtcdClient
 from pyop.apiserver.storage.etcd.local import LocalEtcd
 from pyop.apiserver.storage.store import Store, StoredEvent
-from tests.apiserver_storage.backends import Opener
 
 
 def pod(name: str, namespace: str = "default", **spec: Any) -> dict[str, Any]:
