@@ -50,3 +50,13 @@ async def test_request_counters(server: AggregatedServer, core: TestAPIServer) -
     assert f'apiserver_request_total{{code="409",{common},verb="POST",version="v1alpha1"}} 1.0' in lines
     assert f'apiserver_request_total{{code="200",{common},verb="LIST",version="v1alpha1"}} 1.0' in lines
     assert any(line.startswith("apiserver_request_duration_seconds_bucket{") for line in lines)
+
+
+async def test_delegation_counters(server: AggregatedServer, core: TestAPIServer) -> None:
+    core.add_user("bob-token", "bob")
+    for _ in range(2):
+        await call(server, "GET", FLUNDERS, token="bob-token")  # reviewed once each (then cached), denied
+    _, text = await call(server, "GET", "/metrics", token=core.token)
+    lines = text.splitlines()
+    assert 'apiserver_delegated_authn_request_total{code="201"} 2.0' in lines  # bob's token, and the reader's
+    assert 'apiserver_delegated_authz_request_total{code="201"} 1.0' in lines

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apiserver.helpers import use_backend
+from apiserver.helpers import call, use_backend
 from apiserver.wardle import Flunder, FlunderSpec
 from pyop.api import ObjectMeta
 from pyop.apiserver import AggregatedServer, APIGroupVersion, RecommendedOptions
@@ -74,3 +74,13 @@ async def test_two_servers_over_one_etcd(
         stale.spec.size = 9
         with pytest.raises(ConflictError):  # the other server's write moved the object on
             await first.update(stale)
+
+
+async def test_etcd_is_a_health_check(
+    core: TestAPIServer, group: APIGroupVersion, options: RecommendedOptions, request: pytest.FixtureRequest
+) -> None:
+    use_backend(options, "etcd3", request, Path())
+    async with AggregatedServer.for_testing([group], core, options=options, register=False) as server:
+        assert "etcd" in server.config.health.names("readyz")
+        status, text = await call(server, "GET", "/readyz?verbose")
+        assert (status, "[+]etcd ok" in text) == (200, True)

@@ -8,12 +8,12 @@ pod's in-cluster configuration); ``--kubeconfig`` the core API (default: the aut
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyop.apiserver.authentication.delegating import RequestHeaderConfig
 from pyop.apiserver.authentication.x509 import CertificateBundle
-from pyop.client import ClientConfig, DynamicClient, NotFoundError, Transport, load_config
+from pyop.client import ApiError, ClientConfig, DynamicClient, NotFoundError, Transport, load_config
 from pyop.client.resources import APIResource
 
 TOKEN_REVIEWS = APIResource("authentication.k8s.io", "v1", "TokenReview", "tokenreviews", namespaced=False)
@@ -30,28 +30,46 @@ async def client_config(kubeconfig: str) -> ClientConfig:
     return await load_config(kubeconfig or None)
 
 
+# Told each review's answer: ("authn" | "authz", the HTTP code, or "<error>" when the cluster was not reached).
+ReviewObserver = Callable[[str, str], None]
+
+
 class ClusterClient:
     """One pyop client of the cluster, answering the server's delegated questions."""
 
-    def __init__(self, config: ClientConfig) -> None:
+    def __init__(self, config: ClientConfig, observe: ReviewObserver | None = None) -> None:
         self.config = config
         self.client = DynamicClient(Transport(config))
+        self.observe = observe
 
     async def close(self) -> None:
         await self.client.transport.close()
+
+    async def _review(self, what: str, resource: APIResource, spec: dict[str, Any]) -> dict[str, Any]:
+        try:
+            review = await self.client.create(resource, {"spec": spec})
+        except ApiError as error:
+            self._observed(what, str(error.code))
+            raise
+        except Exception:
+            self._observed(what, "<error>")
+            raise
+        self._observed(what, "201")
+        status: dict[str, Any] = review.get("status") or {}
+        return status
+
+    def _observed(self, what: str, code: str) -> None:
+        if self.observe is not None:
+            self.observe(what, code)
 
     async def review_token(self, token: str, audiences: Sequence[str]) -> dict[str, Any]:
         spec: dict[str, Any] = {"token": token}
         if audiences:
             spec["audiences"] = list(audiences)
-        review = await self.client.create(TOKEN_REVIEWS, {"spec": spec})
-        status: dict[str, Any] = review.get("status") or {}
-        return status
+        return await self._review("authn", TOKEN_REVIEWS, spec)
 
     async def review_access(self, spec: dict[str, Any]) -> dict[str, Any]:
-        review = await self.client.create(SUBJECT_ACCESS_REVIEWS, {"spec": spec})
-        status: dict[str, Any] = review.get("status") or {}
-        return status
+        return await self._review("authz", SUBJECT_ACCESS_REVIEWS, spec)
 
     async def authentication_config_map(self) -> dict[str, str] | None:
         """The data of kube-system/extension-apiserver-authentication; None when there is none."""
@@ -112,6 +130,7 @@ def client_ca_from_config_map(data: dict[str, str]) -> CertificateBundle | None:
 
 __all__ = [
     "ClusterClient",
+    "ReviewObserver",
     "client_ca_from_config_map",
     "client_config",
     "request_header_from_config_map",

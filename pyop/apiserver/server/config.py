@@ -15,6 +15,7 @@ k8s.io/apiserver's ``RecommendedOptions.ApplyTo`` steps, in order:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +32,12 @@ from pyop.apiserver.authentication.x509 import CertificateBundle
 from pyop.apiserver.authorization.delegating import DelegatingAuthorizer
 from pyop.apiserver.server.cluster import (
     ClusterClient,
+    ReviewObserver,
     client_ca_from_config_map,
     client_config,
     request_header_from_config_map,
 )
-from pyop.apiserver.server.health import HealthChecks
+from pyop.apiserver.server.health import Check, HealthChecks
 from pyop.apiserver.server.metrics import ServerMetrics
 from pyop.apiserver.server.options import OptionsError, RecommendedOptions, check
 from pyop.apiserver.server.storage import store_for
@@ -104,11 +106,11 @@ def serving_certificate(options: RecommendedOptions) -> ServingConfig:
     )
 
 
-async def _cluster(kubeconfig: str, what: str) -> ClusterClient | None:
+async def _cluster(kubeconfig: str, what: str, observe: ReviewObserver | None = None) -> ClusterClient | None:
     """A client of the cluster: the kubeconfig's, or in-cluster for ""; None (with a warning) when there is none
     and none was asked for explicitly."""
     try:
-        return ClusterClient(await client_config(kubeconfig))
+        return ClusterClient(await client_config(kubeconfig), observe)
     except (ConfigError, OSError, ValueError) as error:
         if kubeconfig:
             raise OptionsError([f'--{what}-kubeconfig "{kubeconfig}": cannot be loaded: {error}']) from None
@@ -116,9 +118,11 @@ async def _cluster(kubeconfig: str, what: str) -> ClusterClient | None:
         return None
 
 
-async def _authenticator(options: RecommendedOptions, clients: list[ClusterClient]) -> DelegatingAuthenticator:
+async def _authenticator(
+    options: RecommendedOptions, clients: list[ClusterClient], metrics: ServerMetrics
+) -> DelegatingAuthenticator:
     authn = options.authentication
-    cluster = await _cluster(authn.remote_kubeconfig_file, "authentication")
+    cluster = await _cluster(authn.remote_kubeconfig_file, "authentication", metrics.observe_review)
     if cluster is not None:
         clients.append(cluster)
     request_header: RequestHeaderConfig | None = None
@@ -162,10 +166,14 @@ async def _authenticator(options: RecommendedOptions, clients: list[ClusterClien
     )
 
 
-async def _authorizer(options: RecommendedOptions, clients: list[ClusterClient]) -> DelegatingAuthorizer:
+async def _authorizer(
+    options: RecommendedOptions, clients: list[ClusterClient], metrics: ServerMetrics
+) -> DelegatingAuthorizer:
     authz = options.authorization
     same = authz.remote_kubeconfig_file == options.authentication.remote_kubeconfig_file and clients
-    cluster = clients[0] if same else await _cluster(authz.remote_kubeconfig_file, "authorization")
+    cluster = (
+        clients[0] if same else await _cluster(authz.remote_kubeconfig_file, "authorization", metrics.observe_review)
+    )
     if cluster is not None and cluster not in clients:
         clients.append(cluster)
     return DelegatingAuthorizer(
@@ -181,13 +189,15 @@ async def build_config(options: RecommendedOptions) -> Config:
     """Validated options -> a complete Config (raises `OptionsError`, one line per problem)."""
     check(options)
     clients: list[ClusterClient] = []
+    metrics = ServerMetrics()
+    health = HealthChecks()
     try:
         serving = serving_certificate(options)
-        authenticator = await _authenticator(options, clients)
-        authorizer = await _authorizer(options, clients)
+        authenticator = await _authenticator(options, clients, metrics)
+        authorizer = await _authorizer(options, clients, metrics)
         core = clients[0] if clients and not options.kubeconfig else None
         if options.kubeconfig:
-            core = ClusterClient(await client_config(options.kubeconfig))
+            core = ClusterClient(await client_config(options.kubeconfig), metrics.observe_review)
             clients.append(core)
         try:
             store = store_for(options.storage)
@@ -200,7 +210,33 @@ async def build_config(options: RecommendedOptions) -> Config:
     namespaces = None
     if core is not None and "NamespaceLifecycle" not in options.disable_admission_plugins:
         namespaces = NamespaceLifecycle(core)
-    return Config(options, serving, authenticator, authorizer, store, clients=clients, core=core, namespaces=namespaces)
+    storage_check = storage_health_check(store)
+    if storage_check is not None:
+        health.add("etcd", storage_check)  # kube's name, in all three endpoints
+    return Config(
+        options,
+        serving,
+        authenticator,
+        authorizer,
+        store,
+        health=health,
+        metrics=metrics,
+        clients=clients,
+        core=core,
+        namespaces=namespaces,
+    )
+
+
+def storage_health_check(store: Store) -> Check | None:
+    """etcd's health (its status call, off the event loop) for a store over etcd; None for the others."""
+    status = getattr(getattr(getattr(store, "backend", None), "client", None), "status", None)
+    if not callable(status):
+        return None
+
+    async def check() -> None:
+        await asyncio.to_thread(status)
+
+    return check
 
 
 __all__ = ["Config", "ServingConfig", "build_config", "serving_certificate"]

@@ -95,6 +95,10 @@ class ServerMetrics:
         if verb != "watch":  # a watch lasts as long as the client wants: kube leaves it out of the latencies too
             self.latency.labels(*labels).observe(seconds)
 
+    def observe_review(self, what: str, code: str) -> None:
+        """A TokenReview ("authn") or SubjectAccessReview ("authz") answered with ``code``."""
+        (self.delegated_authn if what == "authn" else self.delegated_authz).labels(code).inc()
+
     def exposition(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
