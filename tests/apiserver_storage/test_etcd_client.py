@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from pyop.apiserver.storage.backend import BackendEvent, StorageError, StorageExpired
+from pyop.apiserver.storage.etcd import backend as etcd_backend
 from pyop.apiserver.storage.etcd.backend import EtcdBackend
 from pyop.apiserver.storage.etcd.client import (
     EtcdClient,
@@ -131,3 +132,17 @@ def test_objects_and_revisions_survive_an_etcd_restart(etcd: LocalEtcd) -> None:
         reopened.close()
     finally:
         own.stop()
+
+
+def test_start_up_reads_a_large_prefix_in_pages_at_one_revision(
+    etcd: LocalEtcd, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(etcd_backend, "LOAD_PAGE", 2)
+    backend = EtcdBackend(EtcdClient(etcd.url), etcd_prefix)
+    for i in range(5):
+        backend.commit(
+            "pods", "ADDED", "default", f"p{i}", {"metadata": {"name": f"p{i}", "namespace": "default"}}, None
+        )
+    snapshot = backend.load()
+    assert [obj["metadata"]["name"] for _, obj in snapshot.items] == [f"p{i}" for i in range(5)]
+    backend.close()

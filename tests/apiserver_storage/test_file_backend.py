@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +72,33 @@ def test_the_log_is_rewritten_to_its_live_objects_atomically(tmp_path: Path, mon
     assert snapshot.items[0][1]["spec"] == {"n": 19}
     assert snapshot.items[0][1]["metadata"]["resourceVersion"] == str(revision)
     reopened.close()
+
+
+WRITER = """
+import sys
+from pyop.apiserver.storage.file import FileBackend
+backend = FileBackend(sys.argv[1])
+for i in range(100000):
+    backend.commit("pods", "ADDED", "default", f"p{i}", {"metadata": {"name": f"p{i}"}, "pad": "x" * 2000}, None)
+    print(i, flush=True)  # acknowledged: commit returned after the fsync
+"""
+
+
+def test_every_acknowledged_write_survives_a_kill(tmp_path: Path) -> None:
+    log = tmp_path / "objects.jsonl"
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(log)], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout is not None
+    acknowledged = -1
+    for line in writer.stdout:
+        acknowledged = int(line)
+        if acknowledged >= 200:
+            break
+    writer.send_signal(signal.SIGKILL)  # in the middle of whatever write comes next
+    writer.wait()
+    acknowledged = max([acknowledged, *(int(line) for line in writer.stdout)])
+    backend = FileBackend(log)
+    names = {obj["metadata"]["name"] for _, obj in backend.load().items}
+    assert {f"p{i}" for i in range(acknowledged + 1)} <= names
+    backend.commit("pods", "ADDED", "default", "after", {"metadata": {"name": "after"}}, None)
+    backend.close()
+    assert FileBackend(log).load().items[-1][1]["metadata"]["name"] == "after"
