@@ -25,7 +25,7 @@ async def test_file_backend_keeps_objects_across_restarts(
     core: TestAPIServer, group: APIGroupVersion, options: RecommendedOptions, tmp_path: Path
 ) -> None:
     options.storage.backend = "file"
-    options.storage.path = str(tmp_path / "wardle.jsonl")
+    options.storage.path = str(tmp_path)  # a folder: objects.jsonl in it
     async with AggregatedServer.for_testing([group], core, options=options, register=False) as first:
         client = Client(Transport(first.client_config(token=core.token)))
         created = await client.create(flunder("kept", 5))
@@ -37,6 +37,7 @@ async def test_file_backend_keeps_objects_across_restarts(
     assert kept.spec.size == 5
     assert kept.metadata.uid == created.metadata.uid
     assert kept.metadata.resource_version == created.metadata.resource_version
+    assert (tmp_path / "objects.jsonl").is_file()
 
 
 async def test_two_servers_over_one_etcd(

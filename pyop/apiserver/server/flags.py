@@ -173,7 +173,7 @@ _FLAGS = (
         "paths authorized without asking the cluster (a trailing * matches a prefix)",
     ),
     _Flag("storage-backend", "storage.backend", "str", f"where objects are kept: {', '.join(STORAGE_BACKENDS)}"),
-    _Flag("storage-path", "storage.path", "str", "the file backend's log file"),
+    _Flag("storage-path", "storage.path", "str", "the file backend's log file (or a folder to keep objects.jsonl in)"),
     _Flag("etcd-servers", "storage.etcd_servers", "list", "etcd client URLs"),
     _Flag("etcd-prefix", "storage.etcd_prefix", "str", "the key prefix of this server's objects in etcd"),
     _Flag("etcd-cafile", "storage.etcd_cafile", "str", "CA bundle etcd's certificate is verified with"),

@@ -122,7 +122,7 @@ class StorageOptions:
     """--storage-backend (memory, file, etcd3), --storage-path, --etcd-servers, --etcd-prefix, etcd's TLS files."""
 
     backend: str = "memory"
-    path: str = ""  # --storage-path: the file backend's log file
+    path: str = ""  # --storage-path: the file backend's log file (or a folder: objects.jsonl in it)
     etcd_servers: list[str] = field(default_factory=list)
     etcd_prefix: str = "/registry"
     etcd_cafile: str = ""
