@@ -7,6 +7,11 @@ replicas over one etcd hand out one sequence. Backends are synchronous on purpos
 the backend has it, and the registry's checks-then-commit stays one uninterrupted step on the event loop. The price
 with etcd is one round trip per write on the event loop (measured by bench/bench_apiserver.py).
 
+Refined from the design note's sketch: ``load`` returns a ``Snapshot``; ``compact`` is part of the protocol (the
+test server's fault injection and kube-apiserver's compaction need it); ``watch_external`` takes the revision to
+start after and an ``on_error`` (a watch that fell behind a compaction must make the cache reload); failures are
+``StorageError`` subclasses, which the Store turns into Statuses (the backends know nothing of HTTP).
+
 The contract every backend meets (tests/apiserver_storage runs one suite over all of them):
 
 - Revisions increase strictly across all keys; a write's revision is greater than every revision ``load`` or an
