@@ -6,8 +6,10 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
 from testing_server.helpers import GUARD, Api
 
+from pyop.apiserver.endpoints.protobuf import negotiation
 from pyop.testing import TestAPIServer
 
 CHART = {
@@ -37,9 +39,22 @@ async def _helm(helm: str, server: TestAPIServer, home: Path, *args: str) -> str
     return out.decode()
 
 
+@pytest.mark.parametrize("answers", ["json", "protobuf"])
 async def test_helm_install_upgrade_uninstall_store_release_secrets(
-    helm: str, server: TestAPIServer, api: Api, tmp_path: Path
+    helm: str, server: TestAPIServer, api: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: str
 ) -> None:
+    """`answers`: what the server sends back. It picks JSON when the client accepts it; `protobuf` makes it prefer
+    protobuf (kube-apiserver's choice for client-go), so Helm's Go decoder reads the encoder's release Secrets."""
+    in_protobuf: list[str] = []
+
+    def prefer_protobuf(accept: str) -> bool:
+        if negotiation.PROTOBUF_TYPE not in accept:
+            return False
+        in_protobuf.append(accept)
+        return True
+
+    if answers == "protobuf":
+        monkeypatch.setattr(negotiation, "wants_protobuf", prefer_protobuf)
     chart = tmp_path / "chart"
     for name, text in CHART.items():
         (chart / name).parent.mkdir(parents=True, exist_ok=True)
@@ -58,3 +73,4 @@ async def test_helm_install_upgrade_uninstall_store_release_secrets(
     await _helm(helm, server, tmp_path, "uninstall", "demo", "--namespace", "default")
     _status, secrets = await api.get(SECRETS, labelSelector="owner=helm")
     assert secrets["items"] == []
+    assert bool(in_protobuf) == (answers == "protobuf")  # Helm's client-go did read protobuf answers

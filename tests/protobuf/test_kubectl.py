@@ -15,7 +15,7 @@ import pytest
 from testing_server.helpers import Api
 from testing_server.kubectl.helpers import Kubectl
 
-from pyop.apiserver.endpoints.protobuf import decode_object, encode_object
+from pyop.apiserver.endpoints.protobuf import decode_object, encode_object, negotiation
 from pyop.apiserver.endpoints.protobuf.wire import MAGIC
 
 COMMANDS: list[tuple[str, list[str]]] = [
@@ -79,3 +79,21 @@ async def test_auth_can_i_and_whoami_work(kubectl: Kubectl) -> None:
     assert (await kubectl("auth", "can-i", "create", "deployments")).stdout.strip() == "yes"
     whoami = await kubectl("auth", "whoami", "-o", "json")
     assert json.loads(whoami.stdout)["status"]["userInfo"]["username"]
+
+
+async def test_kubectl_reads_protobuf_answers(kubectl: Kubectl, api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kube-apiserver answers client-go's `protobuf, json` with protobuf; this server picks JSON, so to check the
+    encoder against a real Go decoder the test makes it prefer protobuf: kubectl prints what it decoded."""
+    monkeypatch.setattr(negotiation, "wants_protobuf", lambda accept: negotiation.PROTOBUF_TYPE in accept)
+    for path, args in (
+        ("/api/v1/namespaces/default/configmaps/c", ("configmap", "c", "--from-literal=a=b")),
+        ("/api/v1/namespaces/default/secrets/s", ("secret", "generic", "s", "--from-literal=k=v")),
+    ):
+        created = await kubectl("create", *args, "-o", "json", "--show-managed-fields", "-v=8")
+        answer = created.stderr.split("Response Headers:", 1)[1]
+        assert "Content-Type: application/vnd.kubernetes.protobuf" in answer.split("Response Body", 1)[0]
+        status, stored = await api.get(path)
+        assert status == 200
+        assert json.loads(created.stdout) == stored  # uid, times, managedFields (FieldsV1): through Go's decoder
+    failed = await kubectl("create", "configmap", "c", check=False)  # AlreadyExists: a protobuf Status
+    assert failed.stderr.strip() == 'error: failed to create configmap: configmaps "c" already exists'
