@@ -117,15 +117,20 @@ def served_kinds(
 ) -> list[ServedKind]:
     """Every resource of every group version, with its endpoint and strategy; one kind served twice is refused."""
     served: list[ServedKind] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[str, str] = {}  # storage key -> the version serving it
     for group in groups:
         for resource in group.resources:
             crd = crd_for_model(resource.model, kubernetes_version)
             (resource_type,) = types_from_crd(crd)
-            key = (resource_type.group, resource_type.version, resource_type.plural)
-            if key in seen:
+            other = seen.get(resource_type.storage_key)
+            if other == resource_type.version:
                 raise ResourceDefinitionError(f"{resource_type.plural}.{group.group_version} is served twice")
-            seen.add(key)
+            if other is not None:
+                raise ResourceDefinitionError(
+                    f"{resource_type.plural}.{resource_type.group} is served in {other} and {resource_type.version}: "
+                    "one version per kind (conversion between versions is not supported yet)"
+                )
+            seen[resource_type.storage_key] = resource_type.version
             adapter = (
                 TypedStrategy(resource.model, resource.strategy, resource_type.kind, resource_type.group)
                 if resource.strategy is not None

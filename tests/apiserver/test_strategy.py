@@ -7,6 +7,8 @@ from typing import Any
 
 from apiserver.helpers import FLUNDERS, call
 from apiserver.wardle import Fischer, Flunder
+from pyop.api import GroupVersion
+from pyop.api import Resource as Resource_
 from pyop.apiserver import (
     AggregatedServer,
     APIGroupVersion,
@@ -65,3 +67,38 @@ def test_hooks_left_alone_convert_nothing() -> None:
     assert not adapter.active
     obj: dict[str, Any] = {"metadata": {"name": "f"}, "spec": {"disallowedFlunders": "not-a-list"}}
     assert adapter.apply(obj, None) == (obj, [])  # not even read as the model
+
+
+def test_a_kind_is_served_once() -> None:
+    import pytest
+
+    from pyop.apiserver import ResourceDefinitionError
+    from pyop.apiserver.groups import served_kinds
+
+    group = APIGroupVersion("wardle.example.com", "v1alpha1", [Resource(Flunder), Resource(Flunder)])
+    with pytest.raises(ResourceDefinitionError, match=r"flunders.wardle.example.com/v1alpha1 is served twice"):
+        served_kinds([group])
+    with pytest.raises(ResourceDefinitionError, match=r"not a pyop.api.Resource with group_version"):
+        Resource(dict)
+    with pytest.raises(
+        ResourceDefinitionError, match=r"Flunder is wardle.example.com/v1alpha1, not wardle.example.com/v1"
+    ):
+        APIGroupVersion("wardle.example.com", "v1", [Resource(Flunder)])
+
+
+class FlunderBeta(Resource_, group_version=GroupVersion("wardle.example.com", "v1beta1"), kind="Flunder"):
+    """Flunder again, in another version."""
+
+
+def test_one_version_per_kind() -> None:
+    import pytest
+
+    from pyop.apiserver import ResourceDefinitionError
+    from pyop.apiserver.groups import served_kinds
+
+    groups = [
+        APIGroupVersion("wardle.example.com", "v1alpha1", [Resource(Flunder)]),
+        APIGroupVersion("wardle.example.com", "v1beta1", [Resource(FlunderBeta)]),
+    ]
+    with pytest.raises(ResourceDefinitionError, match=r"served in v1alpha1 and v1beta1: one version per kind"):
+        served_kinds(groups)
