@@ -8,12 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pyop.api.builtin_types import Time
 from pyop.api.naming import default_plural, json_name
+
+PENDING: Final = "\x00pending"
+"""The key under which an object built by `pyop.api.trusted.from_server` keeps its not yet validated fields in
+its `__dict__` (no field or wire name can be it)."""
+
+_instance_dict: Final = BaseModel.__dict__["__dict__"].__get__
+
+
+def _validated_dict(obj: BaseModel) -> dict[str, Any]:
+    values: dict[str, Any] = _instance_dict(obj)
+    if PENDING in values:
+        return _trusted.materialize(obj, values)
+    return values
+
+
+_set_dict: Final = BaseModel.__dict__["__dict__"].__set__
+_LAZY_SLOTS: Final = frozenset({"__pydantic_fields_set__", "__pydantic_extra__"})
 
 
 class KubeModel(BaseModel):
@@ -36,6 +53,23 @@ class KubeModel(BaseModel):
         ser_json_bytes="base64",
         val_json_bytes="base64",
     )
+
+    # Everything that reads or writes a model as a whole (pydantic's dumps, also of an enclosing model or
+    # TypeAdapter, ==, repr, copies, pickling, vars(), field assignment) reads `__dict__`; for an object built by
+    # pyop.api.trusted.from_server, this first validates the fields not read yet. Reading one field (`obj.spec`)
+    # stays an ordinary attribute lookup (see pyop.api.trusted._Unread).
+    __dict__ = property(_validated_dict, _set_dict)  # type: ignore[assignment]
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # An object from_server built has its fields set and unknown fields made when first asked for.
+            values = _instance_dict(self)
+            if PENDING in values:
+                _trusted.fill_slots(self, values[PENDING])
+                if name in _LAZY_SLOTS:
+                    return object.__getattribute__(self, name)
+            return super().__getattr__(name)
 
     def to_dict(self) -> dict[str, Any]:
         """The object as the API server expects it: aliases, no unset optional fields (Go's `omitempty`)."""
@@ -254,3 +288,6 @@ class ResourceList(KubeModel, Generic[ItemT]):
     kind: str = ""
     metadata: ListMeta = Field(default_factory=ListMeta)
     items: list[ItemT] = Field(default_factory=list)
+
+
+from pyop.api import trusted as _trusted  # noqa: E402  (it builds KubeModels; KubeModel calls back into it)

@@ -1,8 +1,10 @@
 """The typed client: the dynamic client's verbs with pydantic models in and out.
 
 Objects go out as `model_dump(by_alias=True, exclude_none=True, mode="json")` (Go's omitempty) and come back
-through `model_validate`; fields a KubeModel does not declare ride along both ways unchanged; the resource comes
-from the model class (`pyop.client.resources.resource_for_model`). Nothing else happens here, so typed and
+through `pyop.api.trusted.from_server`: `model_validate`'s models, each field validated when it is first read (a
+KubeModel's; any other model is validated at once), so a controller pays for the fields it reads, not for
+managedFields it never looks at. Fields a KubeModel does not declare ride along both ways unchanged; the resource
+comes from the model class (`pyop.client.resources.resource_for_model`). Nothing else happens here, so typed and
 dynamic calls behave identically.
 """
 
@@ -17,6 +19,7 @@ from typing import Any, Literal, TypeVar, overload
 from pydantic import BaseModel
 
 from pyop.api.model import wire_dump
+from pyop.api.trusted import from_server, list_from_server
 from pyop.client.config import ClientConfig
 from pyop.client.discovery import RESTMapper
 from pyop.client.dynamic import (
@@ -28,7 +31,6 @@ from pyop.client.dynamic import (
     PropagationPolicy,
     WatchEvent,
 )
-from pyop.client.lazy import LazyModels
 from pyop.client.resources import APIResource, resource_for_model
 from pyop.client.selectors import LabelSelectorInput
 from pyop.client.transport import Transport
@@ -135,7 +137,7 @@ class Client:
         await self.close()
 
     async def get(self, model: type[M], name: str, namespace: str | None = None) -> M:
-        return model.model_validate(await self.dynamic.get(resource_for_model(model), name, namespace))
+        return from_server(model, await self.dynamic.get(resource_for_model(model), name, namespace))
 
     async def list(
         self,
@@ -196,18 +198,18 @@ class Client:
             field_selector=field_selector,
             limit=limit,
         ):
-            yield model.model_validate(item)
+            yield from_server(model, item)
 
     async def create(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
         data = await self.dynamic.create(_resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager)
-        return type(obj).model_validate(data)
+        return from_server(type(obj), data)
 
     async def update(self, obj: M, *, dry_run: bool = False, field_manager: str | None = None) -> M:
         """PUT the whole object. Fields the model keeps without declaring them (KubeModel's) are written back as
         read; a model class that drops them gets a `DataLossWarning`."""
         _warn_if_lossy(obj, "update")
         data = await self.dynamic.update(_resource_of(obj), dump(obj), dry_run=dry_run, field_manager=field_manager)
-        return type(obj).model_validate(data)
+        return from_server(type(obj), data)
 
     async def patch(
         self,
@@ -230,14 +232,14 @@ class Client:
             field_manager=field_manager,
             dry_run=dry_run,
         )
-        return model.model_validate(data)
+        return from_server(model, data)
 
     async def apply(self, obj: M, *, field_manager: str, force: bool = False, dry_run: bool = False) -> M:
         """Server-side apply of the fields set on `obj` (see `dump_for_apply`)."""
         data = await self.dynamic.apply(
             _resource_of(obj), dump_for_apply(obj), field_manager=field_manager, force=force, dry_run=dry_run
         )
-        return type(obj).model_validate(data)
+        return from_server(type(obj), data)
 
     async def delete(
         self,
@@ -260,10 +262,10 @@ class Client:
             grace_period_seconds=grace_period_seconds,
             dry_run=dry_run,
         )
-        return None if data is None else model.model_validate(data)
+        return None if data is None else from_server(model, data)
 
     async def get_status(self, model: type[M], name: str, namespace: str | None = None) -> M:
-        return model.model_validate(await self.dynamic.get_status(resource_for_model(model), name, namespace))
+        return from_server(model, await self.dynamic.get_status(resource_for_model(model), name, namespace))
 
     @overload
     async def update_status(self, obj: M, *, dry_run: bool = False, validate: Literal[True] = True) -> M: ...
@@ -276,7 +278,7 @@ class Client:
         `validate=False` returns None instead of the answer as a model."""
         _warn_if_lossy(obj, "update_status")
         data = await self.dynamic.update_status(_resource_of(obj), dump(obj), dry_run=dry_run)
-        return type(obj).model_validate(data) if validate else None
+        return from_server(type(obj), data) if validate else None
 
     @overload
     async def patch_status(
@@ -317,7 +319,7 @@ class Client:
         data = await self.dynamic.patch_status(
             resource_for_model(model), name, _plain(patch), namespace, patch_type=patch_type
         )
-        return model.model_validate(data) if validate else None
+        return from_server(model, data) if validate else None
 
     @overload
     async def apply_status(
@@ -334,7 +336,7 @@ class Client:
         data = await self.dynamic.apply_status(
             _resource_of(obj), dump_for_apply(obj), field_manager=field_manager, force=force
         )
-        return type(obj).model_validate(data) if validate else None
+        return from_server(type(obj), data) if validate else None
 
     async def get_scale(self, model: type[BaseModel], name: str, namespace: str | None = None) -> Scale:
         return Scale.model_validate(await self.dynamic.get_scale(resource_for_model(model), name, namespace))
@@ -375,7 +377,7 @@ class Client:
             timeout_seconds=timeout_seconds,
             allow_bookmarks=allow_bookmarks,
         ):
-            obj = None if event.type is EventType.BOOKMARK else model.model_validate(event.object)
+            obj = None if event.type is EventType.BOOKMARK else from_server(model, event.object)
             yield WatchEvent(event.type, obj, event.resource_version)
 
 
@@ -384,9 +386,9 @@ def _resource_of(obj: BaseModel) -> APIResource:
 
 
 def _typed_list(model: type[M], page: ObjectList[dict[str, Any]]) -> ObjectList[M]:
-    """The page with its items as models, each validated when first read (`pyop.client.lazy`)."""
+    """The page with its items as models (`from_server`: each field validated when first read)."""
     return ObjectList(
-        items=LazyModels(model, page.items),
+        items=list_from_server(model, page.items),
         resource_version=page.resource_version,
         continue_token=page.continue_token,
         remaining_item_count=page.remaining_item_count,
