@@ -84,6 +84,7 @@ class Seen:
     groups: list[str]
     extra: dict[str, list[str]]
     headers: dict[str, str]
+    peer_port: int = 0
 
 
 @dataclass
@@ -159,6 +160,7 @@ class Backend:
             request.headers.getall("X-Remote-Group", []) if trusted else [],
             extra if trusted else {},
             dict(request.headers),
+            (request.transport.get_extra_info("peername") or ("", 0))[1] if request.transport else 0,
         )
         self.seen.append(seen)
         return seen

@@ -167,3 +167,13 @@ async def test_request_bodies_stream_to_the_server(api: Api, backend: Backend, r
     async with api.session.post(FLUNDERS, data=chunks(), headers={"Content-Type": "application/json"}) as response:
         assert response.status == 201, await response.text()
     assert len(backend.flunders[("default", "large")]["spec"]["data"]) == 3_000_000
+
+
+async def test_connections_to_the_server_are_kept_alive(api: Api, backend: Backend, registered: dict[str, Any]) -> None:
+    for _ in range(20):
+        status, _ = await api.get(FLUNDERS)
+        assert status == 200
+    proxied = [seen for seen in backend.seen if seen.path.endswith("/flunders")]
+    assert len(proxied) == 20
+    # pooled connections, not one handshake per request (the aggregator's own discovery fetches share the pool)
+    assert len({seen.peer_port for seen in proxied}) <= 2

@@ -168,13 +168,20 @@ class Proxy:
             )
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
             return unavailable(f"error trying to reach service: {describe(error, url)}")
+        complete = False
         try:
-            return await self._relay(request, upstream)
+            response, complete = await self._relay(request, upstream)
+            return response
         finally:
-            upstream.release()
-            upstream.close()
+            if complete:
+                upstream.release()  # read to its end: the connection goes back to the pool
+            else:
+                upstream.close()  # abandoned mid-body: the connection cannot be reused
 
-    async def _relay(self, request: web.BaseRequest, upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+    async def _relay(
+        self, request: web.BaseRequest, upstream: aiohttp.ClientResponse
+    ) -> tuple[web.StreamResponse, bool]:
+        """The response relayed, and whether the upstream body was read to its end."""
         dropped = HOP_BY_HOP | _connection_named(upstream.headers)
         response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
         for name, value in upstream.headers.items():
@@ -182,20 +189,25 @@ class Proxy:
                 response.headers.add(name, value)
         if upstream.headers.get("Content-Length"):  # the bytes are relayed as they came (never decompressed)
             response.content_length = int(upstream.headers["Content-Length"])
+        body = upstream.content
         try:
             await response.prepare(request)
             while True:
-                try:
-                    chunk = await asyncio.wait_for(upstream.content.readany(), _DISCONNECT_POLL)
-                except TimeoutError:
-                    if _closing(request):
-                        break  # the client went away: end the upstream request too (a watch, typically)
-                    continue
+                chunk = body.read_nowait()  # what has arrived; waiting (below) only when nothing has
                 if not chunk:
-                    break
+                    if body.at_eof():
+                        break
+                    try:
+                        chunk = await asyncio.wait_for(body.readany(), _DISCONNECT_POLL)
+                    except TimeoutError:
+                        if _closing(request):
+                            return response, False  # the client went away: end the upstream request (a watch)
+                        continue
+                    if not chunk:
+                        break
                 await response.write(chunk)
             with contextlib.suppress(ConnectionError):
                 await response.write_eof()
         except (ConnectionError, aiohttp.ClientPayloadError):
-            pass  # either side hung up mid-stream: the other side sees its connection end
-        return response
+            return response, False  # either side hung up mid-stream: the other side sees its connection end
+        return response, True
