@@ -93,7 +93,8 @@ def as_protobuf(request: web.BaseRequest, response: web.StreamResponse) -> web.S
         return response
     if not isinstance(response, web.Response) or response.content_type != "application/json":
         return response
-    assert isinstance(response.body, bytes)
+    if not isinstance(response.body, bytes):
+        return response
     try:
         body = json.loads(response.body)
     except ValueError:
