@@ -147,3 +147,27 @@ async def test_kubectl_watch_through_the_aggregator(
     finally:
         process.kill()
         await process.wait()
+
+
+async def test_kubectl_explain_reads_the_servers_openapi(
+    server: TestAPIServer, wardle: AggregatedServer, tmp_path: Path
+) -> None:
+    """/openapi/v3 of the test server lists the aggregated group/version; its document comes from the server."""
+    binary = shutil.which("kubectl")
+    if binary is None:
+        pytest.skip("kubectl is not on PATH: this test drives the servers with the real kubectl")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "KUBECONFIG": str(server.kubeconfig_path)}
+    process = await asyncio.create_subprocess_exec(
+        binary,
+        "explain",
+        "flunders.spec",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), GUARD * 3)
+    assert process.returncode == 0, err.decode()
+    text = out.decode()
+    assert "KIND:       Flunder" in text and "size\t<integer>" in text
