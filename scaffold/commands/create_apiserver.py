@@ -62,7 +62,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
     for kind in kinds:
         check_not_crd(project, group, version, kind)
         _check_kind_unique(project, group, kind)
-        _check_scope(project, group, kind, options.namespaced)
+        _check_one_version(project, group, version, kind)
 
     from pyop.api.naming import default_plural
 
@@ -169,13 +169,15 @@ def _check_kind_unique(project: Project, group: str, kind: str) -> None:
             )
 
 
-def _check_scope(project: Project, group: str, kind: str, namespaced: bool) -> None:
+def _check_one_version(project: Project, group: str, version: str, kind: str) -> None:
+    """pyop.apiserver serves a kind in one version: its versions would share one storage (as a CRD's do) and need
+    conversion between their models, which it does not do; the second would silently go unserved."""
     for sibling in project.kinds_of(group, kind):
-        if sibling.apiserver is not None and sibling.apiserver.namespaced != namespaced:
-            scope = "namespaced" if sibling.apiserver.namespaced else "cluster-scoped"
+        if sibling.apiserver is not None and sibling.version != version:
             raise UsageError(
-                f"invalid scope for {group}/{kind}: version {sibling.version} is {scope}, and all versions of a kind "
-                "share one scope"
+                f"invalid version {version!r}: the aggregated server serves {group}/{kind} in {sibling.version} "
+                "already, and pyop.apiserver serves a kind in one version (no conversion between versions yet); "
+                "choose another kind for this version"
             )
 
 

@@ -74,10 +74,10 @@ CASES = [
         "invalid kind 'Captain': crew/v1, Kind=Captain is a CRD of this project",
     ),
     (
-        "scope-differs-from-another-version",
+        "kind-in-a-second-version",
         "flunder",
-        (*_args("wardle", "v1beta1"), "--cluster-scoped"),
-        "invalid scope for wardle/Flunder: version v1alpha1 is namespaced",
+        _args("wardle", "v1beta1"),
+        "invalid version 'v1beta1': the aggregated server serves wardle/Flunder in v1alpha1 already",
     ),
     (
         "no-default-kustomization",
@@ -88,7 +88,7 @@ CASES = [
     (
         "insertion-point-removed",
         "flunder-no-marker",
-        _args("wardle", "v1beta1"),
+        _args("wardle", "v1beta1", "Fortune"),
         "its insertion point '# +kubebuilder:scaffold:apiserver-groupversions' is missing",
     ),
 ]

@@ -118,14 +118,14 @@ def test_another_version_gets_its_package_and_apiservice(project: Path, pyop) ->
     ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
     deployment = project / "config/apiserver/deployment.yaml"
     deployment.write_text(deployment.read_text().replace("replicas: 1", "replicas: 2"))
-    ok(pyop("create", "apiserver", "--group", "wardle", "--version", "v1beta1", "--kind", "Flunder", cwd=project))
+    ok(pyop("create", "apiserver", "--group", "wardle", "--version", "v1beta1", "--kind", "Fortune", cwd=project))
     assert "replicas: 2" in deployment.read_text()  # shared config is the user's once written
     top = _read(project, f"{PACKAGE}/apiserver/__init__.py")
     assert f"from {PACKAGE}.apiserver.wardle.v1beta1 import API_GROUP_VERSION as wardle_v1beta1\n" in top
     assert "    wardle_v1alpha1,\n    wardle_v1beta1,\n    # +kubebuilder:scaffold:apiserver-groupversions" in top
     kustomization = yaml.safe_load(_read(project, "config/apiserver/kustomization.yaml"))
     assert kustomization["resources"][-2:] == ["apiservice_wardle_v1alpha1.yaml", "apiservice_wardle_v1beta1.yaml"]
-    assert (project / f"{PACKAGE}/apiserver/wardle/v1beta1/flunder_strategy.py").is_file()
+    assert (project / f"{PACKAGE}/apiserver/wardle/v1beta1/fortune_strategy.py").is_file()
 
 
 def test_force_rewrites_a_kinds_files(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
