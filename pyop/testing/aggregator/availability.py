@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -66,7 +67,7 @@ class AvailabilityController:
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._queued: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
-        self._insecure = identity.client_context(None, insecure=True)
+        self._insecure: ssl.SSLContext | None = None  # made at the first check (no APIService, no cost)
 
     # --- the store's events (called inside a commit: only enqueue) -------------------------------------
 
@@ -147,6 +148,8 @@ class AvailabilityController:
     async def _check(self, url: str) -> str:
         """The failure message of a discovery check, empty when it passed."""
         headers = identity_headers(_CHECKER)
+        if self._insecure is None:
+            self._insecure = self.identity.client_context(None, insecure=True)
         try:
             async with self._session().get(
                 url,

@@ -100,8 +100,8 @@ class FrontProxyIdentity:
         """The context a proxied connection uses: presents the client certificate, verifies the backend against
         ``ca_bundle`` (the APIService's caBundle; the system's roots when empty, as client-go does), or not at
         all when the APIService says ``insecureSkipTLSVerify``."""
-        if insecure:
-            context = ssl.create_default_context()
+        if insecure:  # not create_default_context(): it would load the system's roots only to ignore them
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
         elif ca_bundle:
