@@ -22,6 +22,7 @@ import aiohttp
 from aiohttp import web
 
 from pyop.api.status import bad_request
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.discovery_aggregated import AGGREGATED_TYPE, aggregated_discovery, wants_aggregated
 from pyop.apiserver.endpoints.handlers import json_response
 from pyop.apiserver.endpoints.routing import DiscoveryPath
@@ -36,7 +37,6 @@ from pyop.testing.aggregator.availability import AGGREGATOR_USER, AvailabilityCo
 from pyop.testing.aggregator.certificates import FRONT_PROXY_CLIENT, FrontProxyIdentity
 from pyop.testing.aggregator.proxy import Proxy, Route, identity_headers, unavailable
 from pyop.testing.aggregator.resolver import resolve
-from pyop.testing.builtins.kinds import UserInfo
 
 DISCOVERY_REFRESH = 60.0  # seconds: kube-aggregator refetches every aggregated server's discovery each minute
 _DISCOVERY_USER = UserInfo(AGGREGATOR_USER, [])

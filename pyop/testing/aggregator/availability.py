@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 
 from pyop.api.status import ApiError
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.storage.store import StoredEvent
@@ -30,7 +31,6 @@ from pyop.testing.aggregator.apiservice import AVAILABLE, GROUP, STORAGE_KEY, AP
 from pyop.testing.aggregator.certificates import FrontProxyIdentity
 from pyop.testing.aggregator.proxy import describe, identity_headers
 from pyop.testing.aggregator.resolver import resolve
-from pyop.testing.builtins.kinds import UserInfo
 
 log = logging.getLogger(__name__)
 

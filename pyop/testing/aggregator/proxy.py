@@ -24,13 +24,13 @@ from aiohttp import web
 from multidict import CIMultiDict
 from yarl import URL
 
+from pyop.apiserver.authentication.user import UserInfo
 from pyop.testing.aggregator.authentication_info import (
     EXTRA_HEADER_PREFIXES,
     GROUP_HEADERS,
     UID_HEADERS,
     USERNAME_HEADERS,
 )
-from pyop.testing.builtins.kinds import UserInfo
 
 # RFC 9110's hop-by-hop headers (Go's httputil.ReverseProxy list), plus the ones a Connection header names.
 HOP_BY_HOP = frozenset(
