@@ -28,6 +28,12 @@ MAKEFILE_MARKER = "makefile-targets"
 MANAGER_DEPLOYMENT = "controller-manager"
 PROMETHEUS_KUSTOMIZATION = "config/prometheus/cert-manager/kustomization.yaml"
 SAMPLE_TEST = "tests/test_samples.py"
+GITIGNORE = ".gitignore"
+GITIGNORE_LINES = (
+    "# make run-apiserver's self-signed certificate (with its private key) and objects",
+    "bin/apiserver-certs/",
+    "bin/apiserver-data/",
+)
 # The files of config/apiserver every group version shares: written once, then the user's (even with --force).
 SHARED_FILES = {
     KUSTOMIZATION: "config_kustomization.yaml",
@@ -82,6 +88,7 @@ def plan_config(changes: ChangeSet, project: Project, layout: APIServerLayout, r
         changes.update_file(PROMETHEUS_KUSTOMIZATION, narrow_deployment_patches(prometheus))
     notes = _plan_makefile(changes, project.package)
     notes += _plan_sample_test(changes, project.package)
+    _plan_gitignore(changes)
     notes.append(
         "config/default deploys the aggregated API server with a cert-manager certificate and an etcd sidecar: "
         "install cert-manager in the cluster"
@@ -200,6 +207,14 @@ def _plan_makefile(changes: ChangeSet, package: str) -> list[str]:
             notes.append("set the apiserver's image where your Makefile sets the manager's (config/apiserver)")
     changes.update_file(MAKEFILE, text)
     return notes
+
+
+def _plan_gitignore(changes: ChangeSet) -> None:
+    """`make run-apiserver` keeps a private key and its objects under bin/: never to be committed."""
+    text = read_text(changes, GITIGNORE)
+    if text is None or GITIGNORE_LINES[1] in text.splitlines():
+        return
+    changes.update_file(GITIGNORE, text.rstrip("\n") + "\n\n" + "\n".join(GITIGNORE_LINES) + "\n")
 
 
 def _plan_sample_test(changes: ChangeSet, package: str) -> list[str]:

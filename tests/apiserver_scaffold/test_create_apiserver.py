@@ -69,6 +69,7 @@ def test_first_run_scaffolds_the_server_and_records_it(project: Path, pyop) -> N
     assert f"\t$(PYTHON) -m {PACKAGE}.apiserver --kubeconfig=$(APISERVER_KUBECONFIG)" in makefile
     assert "\tcd config/apiserver && $(KUSTOMIZE) edit set image controller=${IMG}\n" in makefile
     assert "config/default deploys the aggregated API server" in result.stdout
+    assert _read(project, ".gitignore").endswith("\nbin/apiserver-certs/\nbin/apiserver-data/\n")
 
 
 def test_output_is_deterministic(tmp_path: Path, pyop, tree) -> None:  # type: ignore[no-untyped-def]
