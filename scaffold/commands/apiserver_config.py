@@ -93,6 +93,11 @@ def plan_config(changes: ChangeSet, project: Project, layout: APIServerLayout, r
         "config/default deploys the aggregated API server with a cert-manager certificate and an etcd sidecar: "
         "install cert-manager in the cluster"
     )
+    if project.certificates == "pyop":
+        notes.append(
+            "the webhooks use pyop's own certificates (certificates: pyop), but the aggregated server's comes from "
+            "cert-manager: pyop.apiserver does not make and rotate its own yet"
+        )
     return notes
 
 

@@ -189,3 +189,10 @@ def test_a_project_whose_sample_test_predates_the_server_gets_it_updated(project
     assert test.read_text() == current
     run = project_pytest(project, "tests/test_samples.py")
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_project_without_cert_manager_is_told_the_server_needs_it(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    ok(pyop("edit", "--certificates=pyop", cwd=project))
+    result = ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
+    assert "but the aggregated server's comes from cert-manager" in result.stdout
+    assert (project / "config/apiserver/certificate.yaml").is_file()
