@@ -7,6 +7,7 @@ import base64
 import json
 from typing import Any
 
+import pytest
 from testing_server.helpers import Api
 
 from aggregator.backend import GROUP, GROUP_VERSION, VERSION, Backend
@@ -186,3 +187,11 @@ async def test_endpoints_route_a_cluster_ip_service_as_aggregator_routing_does(
     await wait_for_condition(server, API_SERVICE, "True", "Passed")
     status, listed = await api.get(FLUNDERS)
     assert status == 200 and listed["kind"] == "FlunderList"
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8443", "https://127.0.0.1", "127.0.0.1:8443"])
+async def test_register_api_service_wants_an_https_url_with_a_port(server: TestAPIServer, url: str) -> None:
+    with pytest.raises(ValueError, match=r"must be https://<host>:<port>") as refused:
+        await server.register_api_service(GROUP, VERSION, url)
+    assert repr(url) in str(refused.value)
+    assert server.store.get("apiservices.apiregistration.k8s.io", "", f"{VERSION}.{GROUP}") is None  # nothing made

@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp import web
 
-from pyop.api.status import bad_request
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.discovery_aggregated import AGGREGATED_TYPE, aggregated_discovery, wants_aggregated
 from pyop.apiserver.endpoints.handlers import json_response
@@ -274,7 +273,7 @@ class Aggregator:
         runs before this returns; the APIService is returned as stored (its Available condition set)."""
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.port is None:
-            raise bad_request(f"url {url!r}: must be https://<host>:<port> (aggregated servers are reached over TLS)")
+            raise ValueError(f"url {url!r}: must be https://<host>:<port> (aggregated servers are reached over TLS)")
         name = service_name or service_name_for(group, version)
         self._put(
             ("", "v1", "services"),
