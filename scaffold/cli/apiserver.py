@@ -13,7 +13,9 @@ def create_apiserver(
     version: Annotated[str, typer.Option(help="API version (e.g. v1alpha1).")],
     kind: Annotated[
         list[str],
-        typer.Option(help="Kind, UpperCamelCase (e.g. Flunder); repeat for several. Run again to add more later."),
+        typer.Option(
+            metavar="<str>", help="Kind, UpperCamelCase (e.g. Flunder); repeat for several, or run again to add more."
+        ),
     ],
     namespaced: Annotated[
         bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the kinds given here.")
