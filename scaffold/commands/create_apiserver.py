@@ -149,8 +149,8 @@ def check_not_aggregated(project: Project, group: str, version: str, kind: str) 
         if entry.version == version or entry.kind == kind:
             raise UsageError(
                 f"invalid kind {kind!r}: {group}/{entry.version}, Kind={entry.kind} is served by the project's "
-                f"aggregated API server (`pyop create apiserver`), and its APIService takes {group}/{entry.version} "
-                "from kube-apiserver; use another group or version for CRDs"
+                f"aggregated API server (`pyop create apiserver`), whose APIService takes {group}/{entry.version} "
+                "from kube-apiserver; `create api` scaffolds no CRD or controller there (use another group or version)"
             )
 
 
