@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -18,6 +19,7 @@ from pyop.apiserver.storage.etcd.client import (
     prefix_end,
 )
 from pyop.apiserver.storage.etcd.local import LocalEtcd
+from pyop.apiserver.storage.store import Store
 
 
 def test_prefix_end_covers_exactly_the_prefix() -> None:
@@ -146,3 +148,23 @@ def test_start_up_reads_a_large_prefix_in_pages_at_one_revision(
     snapshot = backend.load()
     assert [obj["metadata"]["name"] for _, obj in snapshot.items] == [f"p{i}" for i in range(5)]
     backend.close()
+
+
+def test_periodic_compaction_keeps_one_interval_of_etcd_history_and_none_of_the_cache(
+    etcd: LocalEtcd, etcd_prefix: str
+) -> None:
+    backend = EtcdBackend(EtcdClient(etcd.url), etcd_prefix, compaction_interval=0.2)
+    store = Store(100, backend)
+    old = store.commit("pods", "ADDED", {"metadata": {"name": "a", "namespace": "default"}}, None)
+    newer = store.commit("pods", "ADDED", {"metadata": {"name": "b", "namespace": "default"}}, None)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            backend.client.range(etcd_prefix.encode(), revision=old)
+        except StorageExpired:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"etcd still serves revision {old} after the compactor's intervals")
+    assert [event.resource_version for event in store.events_since("pods", 0)] == [old, newer]  # the cache's stays
+    store.close()

@@ -1,7 +1,8 @@
 """The backend that ``--storage-backend`` and its companion flags name (k8s.io/apiserver's storagebackend.Config).
 
 ``memory`` (the default: the process's lifetime), ``file`` (``--storage-path``: one process, survives restarts) and
-``etcd3`` (``--etcd-servers``, ``--etcd-prefix``, ``--etcd-cafile``/``--etcd-certfile``/``--etcd-keyfile``).
+``etcd3`` (``--etcd-servers``, ``--etcd-prefix``, ``--etcd-cafile``/``--etcd-certfile``/``--etcd-keyfile``,
+``--etcd-compaction-interval`` in seconds: 300 as kube-apiserver's 5m, 0 never).
 Bad combinations are a ``ValueError`` naming the flag and what is allowed, for the caller's exit-code-2 message.
 """
 
@@ -23,6 +24,7 @@ def backend_from_flags(
     etcd_cafile: str | None = None,
     etcd_certfile: str | None = None,
     etcd_keyfile: str | None = None,
+    etcd_compaction_interval: float = 300.0,
 ) -> Backend:
     if storage_backend == "memory":
         from pyop.apiserver.storage.memory import MemoryBackend
@@ -44,5 +46,5 @@ def backend_from_flags(
         from pyop.apiserver.storage.etcd.client import EtcdClient, TLSOptions
 
         client = EtcdClient(servers, tls=TLSOptions(etcd_cafile, etcd_certfile, etcd_keyfile))
-        return EtcdBackend(client, etcd_prefix)
+        return EtcdBackend(client, etcd_prefix, compaction_interval=etcd_compaction_interval)
     raise ValueError(f"--storage-backend={storage_backend!r} is not one of {', '.join(BACKENDS)}")

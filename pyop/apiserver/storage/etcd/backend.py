@@ -9,6 +9,12 @@ compare is ``StorageConflict`` (409). The transaction's revision is the object's
 ``compact`` writes ``<prefix>/compact_rev_key`` (kube-apiserver's own compaction marker) and compacts etcd at that
 write's revision, so every earlier revision is gone for readers and watchers alike (410 Expired).
 
+With ``compaction_interval`` (kube-apiserver's --etcd-compaction-interval, 5 minutes by default in
+``backend_from_flags``) a daemon thread compacts etcd every interval at the revision it saw one interval earlier,
+so etcd keeps a window of history rather than every revision ever written. The watch cache's own history is not
+touched: only a replica whose etcd watch fell a whole interval behind has to reload. Replicas compacting the same
+etcd is harmless (a revision already compacted is skipped).
+
 ``watch_external`` runs one etcd watch on the whole prefix in a daemon thread, from the revision the cache holds,
 and reports each write as a ``BackendEvent`` in revision order (this process's own writes included: the cache drops
 what it already has). A broken stream is reopened from the last revision seen; a compacted start revision ends
@@ -48,7 +54,7 @@ RECONNECT_DELAY = 0.5
 
 
 class EtcdBackend:
-    def __init__(self, client: EtcdClient, prefix: str = "/registry") -> None:
+    def __init__(self, client: EtcdClient, prefix: str = "/registry", *, compaction_interval: float = 0) -> None:
         if not prefix.startswith("/") or prefix.endswith("/") and prefix != "/":
             raise ValueError(f"etcd prefix {prefix!r} must start with / and not end with one (e.g. /registry)")
         self.client = client
@@ -57,6 +63,12 @@ class EtcdBackend:
         self._watch: Watch | None = None
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
+        self._compactor: threading.Thread | None = None
+        if compaction_interval > 0:
+            self._compactor = threading.Thread(
+                target=self._compact_periodically, args=(compaction_interval,), name="etcd-compactor", daemon=True
+            )
+            self._compactor.start()
 
     # --- keys ---------------------------------------------------------------------------------------
 
@@ -128,6 +140,19 @@ class EtcdBackend:
         self.client.compact(revision)
         return revision
 
+    def _compact_periodically(self, interval: float) -> None:
+        previous = 0
+        while not self._stopped.wait(interval):
+            try:
+                current, _, _ = self.client.range(f"{self.prefix}/{COMPACT_KEY}".encode())
+                if previous:
+                    self.client.compact(previous)
+                previous = current
+            except StorageExpired:
+                previous = 0  # another replica compacted further already
+            except StorageUnavailable:
+                pass  # etcd away for now: try again next interval
+
     def watch_external(
         self, since: int, on_event: Callable[[BackendEvent], None], on_error: Callable[[StorageError], None]
     ) -> None:
@@ -179,6 +204,7 @@ class EtcdBackend:
         watch = self._watch
         if watch is not None:
             watch.close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        for thread in (self._thread, self._compactor):
+            if thread is not None:
+                thread.join(timeout=5)
         self.client.close()
