@@ -63,7 +63,10 @@ class FileBackend:
         except BaseException:
             self._lock.close()
             raise
+        created = not self.path.exists()
         self._log: IO[bytes] = open(self.path, "ab")  # noqa: SIM115 (the log stays open for appends)
+        if created and fsync:
+            _fsync_dir(self.path.parent)  # the new file's name is durable before any write is acknowledged
 
     # --- start-up -----------------------------------------------------------------------------------
 
