@@ -8,10 +8,13 @@ import json
 from collections.abc import AsyncIterator
 
 import aiohttp
+import pytest
 import pytest_asyncio
 from apiserver.helpers import FLUNDERS, call, client_context, wardle_group
 
 from pyop.apiserver import AggregatedServer, RecommendedOptions
+from pyop.apiserver.storage.backend import StorageExpired
+from pyop.apiserver.storage.etcd.backend import EtcdBackend
 from pyop.apiserver.storage.etcd.local import LocalEtcd
 from pyop.testing import TestAPIServer
 
@@ -92,3 +95,30 @@ async def test_a_watch_on_one_replica_streams_the_others_creates(
             if event["type"] == "ADDED":
                 names.append(event["object"]["metadata"]["name"])
     assert names == ["one", "two"]
+
+
+async def test_a_watch_from_before_an_etcd_compaction_is_410_expired(
+    replicas: tuple[TestAPIServer, AggregatedServer, AggregatedServer],
+) -> None:
+    core, first, _ = replicas
+    body = {"apiVersion": "wardle.example.com/v1alpha1", "kind": "Flunder", "metadata": {"name": "old"}}
+    status, created = await call(first, "POST", FLUNDERS, token=core.token, body=body)
+    assert status == 201
+    first.store.compact()  # etcd compacted at kube-apiserver's compact_rev_key write
+    old = created["metadata"]["resourceVersion"]
+    backend = first.store.backend
+    assert isinstance(backend, EtcdBackend)
+    with pytest.raises(StorageExpired):  # etcd itself no longer has it
+        backend.client.range(backend.prefix.encode(), revision=int(old))
+    headers = {"Authorization": f"Bearer {core.token}"}
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(
+            f"{first.url}{FLUNDERS}?watch=true&resourceVersion={old}", headers=headers, ssl=client_context(first)
+        ) as stream,
+    ):
+        event = json.loads(await asyncio.wait_for(stream.content.readline(), 10))
+    assert event["type"] == "ERROR"
+    assert (event["object"]["code"], event["object"]["reason"]) == (410, "Expired")
+    status, listed = await call(first, "GET", FLUNDERS, token=core.token)  # the relist a client does next
+    assert status == 200 and int(listed["metadata"]["resourceVersion"]) > int(old)
