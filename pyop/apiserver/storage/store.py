@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import secrets
 import threading
@@ -242,15 +243,20 @@ class Store:
             self._arrived.notify_all()
             wake = not self._wakeup_pending
             self._wakeup_pending = True
-        if wake and self._schedule is not None:
-            self._schedule(self.apply_external)
+        if wake:
+            self._wake()
 
     def _watch_failed(self, error: StorageError) -> None:  # the backend's watch thread
         with self._arrived:
             self._watch_error = error
             self._arrived.notify_all()
-        if self._schedule is not None:
-            self._schedule(self.apply_external)
+        self._wake()
+
+    def _wake(self) -> None:
+        schedule = self._schedule
+        if schedule is not None:
+            with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone, so is the need to apply
+                schedule(self.apply_external)
 
     def apply_external(self, until: int | None = None) -> None:
         """Apply the queued events of other writers (those below ``until`` only, when given), in revision order."""
