@@ -5,9 +5,12 @@ concurrency, generation, finalizers, dry-run, Table output, discovery and OpenAP
 from __future__ import annotations
 
 import asyncio
+import json
+import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -207,3 +210,20 @@ async def test_creates_need_a_namespace_the_cluster_has(client: Client, server: 
     await client.create(flunder("here"))
     await client.create(flunder("again"))
     assert server.config.namespaces is not None and server.config.namespaces.lookups == 2  # default: cached
+
+
+async def test_a_watch_of_tables_has_the_printer_columns(
+    server: AggregatedServer, client: Client, core: TestAPIServer
+) -> None:
+    await client.create(flunder("tw", 3))
+    headers = {"Authorization": f"Bearer {core.token}", "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    context = ssl.create_default_context(cafile=str(server.ca_file))
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(server.url + FLUNDERS + "?watch=1&timeoutSeconds=2", headers=headers, ssl=context) as response,
+    ):
+        event = json.loads(await response.content.readline())
+    table = event["object"]
+    assert (event["type"], table["kind"]) == ("ADDED", "Table")
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Size", "Phase"]
+    assert table["rows"][0]["cells"] == ["tw", 3, None]

@@ -30,7 +30,6 @@ from pyop.api.status import bad_request
 from pyop.apiserver.endpoints.jsonpath import find_results
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.testing.builtins.kinds import CRD_STORAGE_KEY
 from pyop.testing.builtins.printers import (
     AGE,
     BUILTIN_PRINTERS,
@@ -100,11 +99,8 @@ def crd_cell(column: Mapping[str, Any], obj: Any, now: datetime) -> Any:
     return None
 
 
-def _crd_columns(crd: Mapping[str, Any] | None, version: str) -> list[Mapping[str, Any]]:
-    for served in ((crd or {}).get("spec") or {}).get("versions") or []:
-        if served.get("name") == version:
-            return list(served.get("additionalPrinterColumns") or _DEFAULT_CRD_COLUMNS)
-    return list(_DEFAULT_CRD_COLUMNS)
+def _printer_columns(resource_type: ResourceType) -> list[Mapping[str, Any]]:
+    return list(resource_type.printer_columns or _DEFAULT_CRD_COLUMNS)
 
 
 # --- the Table ----------------------------------------------------------------------------------------------
@@ -132,14 +128,14 @@ def to_table(
     resource_type: ResourceType,
     now: datetime,
     *,
-    crd: Mapping[str, Any] | None = None,
     mode: str = "Metadata",
 ) -> dict[str, Any]:
-    """A get's object or a list as a meta.k8s.io/v1 Table (``crd``: the CRD of a custom resource)."""
+    """A get's object or a list as a meta.k8s.io/v1 Table (a custom resource's columns: its type's
+    ``printer_columns``, the served version's additionalPrinterColumns)."""
     is_list = isinstance(result.get("items"), list)
     objects: list[dict[str, Any]] = result["items"] if is_list else [result]
     if resource_type.custom:
-        printer = _crd_columns(crd, resource_type.version)
+        printer = _printer_columns(resource_type)
         columns: list[Column] = [NAME] + [
             (
                 str(c.get("name", "")),
@@ -192,9 +188,8 @@ def as_table(
         return response
     mode = include_object(request.query)
     resource_type = operations.resources.lookup(target.group, target.version, target.plural)
-    crd = operations.store.get(CRD_STORAGE_KEY, "", resource_type.crd_name) if resource_type.custom else None
     assert isinstance(response.body, bytes)
-    table = to_table(json.loads(response.body), resource_type, operations.clock(), crd=crd, mode=mode)
+    table = to_table(json.loads(response.body), resource_type, operations.clock(), mode=mode)
     converted = web.Response(body=dumps(table), content_type="application/json")
     for value in response.headers.getall("Warning", []):
         converted.headers.add("Warning", value)
@@ -211,7 +206,6 @@ def watch_converter(
     mode = include_object(request.query)
 
     def convert(obj: dict[str, Any]) -> dict[str, Any]:
-        crd = operations.store.get(CRD_STORAGE_KEY, "", resource_type.crd_name) if resource_type.custom else None
-        return to_table(obj, resource_type, operations.clock(), crd=crd, mode=mode)
+        return to_table(obj, resource_type, operations.clock(), mode=mode)
 
     return convert

@@ -286,7 +286,12 @@ class AggregatedServer(GenericAPIServer):
         return super().discovery(request, target)
 
     def convert(self, request: web.BaseRequest, target: Target, verb: str, response: Any) -> web.StreamResponse:
-        """Table output from the strategy's columns or the model's printcolumn markers."""
+        """Table output: the columns are the resource type's (the strategy's or the printcolumn markers'); a
+        strategy's computed cells are filled in here (a watch's Tables carry the path columns only)."""
+        kind = self.kinds.get(f"{target.plural}.{target.group}")
+        computed = kind.strategy.table() if kind is not None and kind.strategy is not None else None
+        if computed is None or computed[1] is None:
+            return super().convert(request, target, verb, response)
         wanted = verb in ("get", "list") and not target.subresource and response.status == 200
         if not (wanted and wants_table(request.headers.get("Accept", "")) and isinstance(response, web.Response)):
             return response  # type: ignore[no-any-return]
@@ -324,24 +329,21 @@ class AggregatedServer(GenericAPIServer):
         )
 
     def table(self, result: dict[str, Any], resource_type: ResourceType, mode: str = "Metadata") -> dict[str, Any]:
-        """A get's object or a list as a meta.k8s.io/v1 Table: the strategy's columns, else the model's
-        printcolumn markers (the same cells a CRD's additionalPrinterColumns give)."""
+        """A get's object or a list as a meta.k8s.io/v1 Table, with the strategy's computed cells."""
+        table = to_table(result, resource_type, self.operations.clock(), mode=mode)
         kind = self.kinds[resource_type.storage_key]
-        crd = kind.crd
-        computed = None
         custom = kind.strategy.table() if kind.strategy is not None else None
-        if custom is not None:
-            printer, computed = custom
-            crd = json.loads(json.dumps(crd))
-            crd["spec"]["versions"][0]["additionalPrinterColumns"] = printer
-        table = to_table(result, resource_type, self.operations.clock(), crd=crd, mode=mode)
-        if computed is not None and custom is not None:
-            objects = result["items"] if isinstance(result.get("items"), list) else [result]
-            without_path = [i + 1 for i, column in enumerate(custom[0]) if not column["jsonPath"]]
-            for row, obj in zip(table["rows"], objects, strict=True):
-                cells = iter(computed(obj))
-                for index in without_path:
-                    row["cells"][index] = next(cells, None)
+        if custom is None:
+            return table
+        printer, computed = custom
+        if computed is None:
+            return table
+        objects = result["items"] if isinstance(result.get("items"), list) else [result]
+        without_path = [i + 1 for i, column in enumerate(printer) if not column["jsonPath"]]
+        for row, obj in zip(table["rows"], objects, strict=True):
+            cells = iter(computed(obj))
+            for index in without_path:
+                row["cells"][index] = next(cells, None)
         return table
 
 
