@@ -2,6 +2,10 @@
 
 It plays the role envtest's kube-apiserver plays for Go operators: clients talk to it over real
 sockets with a kubeconfig, so the code under test is the code that runs against a cluster.
+
+It is a `GenericAPIServer` (pyop/apiserver/server/generic.py: the request stages) plus kube-apiserver's pieces:
+the built-in kinds and their strategies, CRDs, bearer tokens and RBAC, admission webhooks, the control-plane
+controllers, kube-aggregator, fault injection and request accounting for benchmarks.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import shutil
 import ssl
 import tempfile
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,22 +25,14 @@ from typing import Any
 
 import yaml
 from aiohttp import web
-from aiohttp.abc import AbstractStreamWriter
-from aiohttp.http_parser import RawRequestMessage
-from aiohttp.streams import StreamReader
-from aiohttp.web_protocol import RequestHandler
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
-from pyop.api.status import ApiError
-from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
-from pyop.apiserver.endpoints.handlers import ApiHandler, error_response, is_watch, json_response
-from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
-from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
-from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
-from pyop.apiserver.endpoints.table import as_table
+from pyop.apiserver.authentication.authenticator import TokenAuthenticator
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceRegistry
+from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.tls import ServingCertificate
 from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
@@ -53,8 +50,7 @@ from pyop.testing.webhooks.install import install_webhooks
 
 ADMIN_USER = "pyop-test-admin"
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-_UNAUTHENTICATED_PATHS = frozenset({"/healthz", "/readyz", "/livez"})
-_MAX_BODY = 64 * 1024 * 1024
+_UNAUTHENTICATED_PATHS = ("/healthz", "/readyz", "/livez")
 
 
 @dataclass
@@ -72,11 +68,46 @@ class RequestRecord:
     status: int = 0
 
 
+# The RequestRecord of the request being served (each request is served in its own task, with its own context).
+_RECORD: ContextVar[RequestRecord] = ContextVar("pyop_testing_request_record")
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class TestAPIServer:
+class _RBACAuthorizer:
+    """The authorization stage over the server's `Authorization` (system:masters, then RBAC)."""
+
+    def __init__(self, authorization: Authorization) -> None:
+        self.authorization = authorization
+
+    async def authorize(
+        self, user: UserInfo, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str
+    ) -> None:
+        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)  # or 403
+
+
+async def _ok(request: web.BaseRequest) -> web.StreamResponse:
+    return web.Response(text="ok")
+
+
+def _version_document(kubernetes_version: str) -> dict[str, str]:
+    major, minor = kubernetes_version.split(".")
+    return {
+        "major": major,
+        "minor": minor,
+        "gitVersion": f"v{major}.{minor}.0-pyop-test",
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "1970-01-01T00:00:00Z",
+        "goVersion": "go1.23.0",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    }
+
+
+class TestAPIServer(GenericAPIServer):
     __test__ = False  # not a pytest test class despite the name
 
     def __init__(
@@ -102,34 +133,38 @@ class TestAPIServer:
         self.kubernetes_version = self.builtin.kubernetes_version
         self.token = token or secrets.token_urlsafe(24)
         self.users: dict[str, UserInfo] = {self.token: UserInfo(ADMIN_USER, ["system:masters", "system:authenticated"])}
-        self.store = Store(history_limit)
-        self.resources = ResourceRegistry(builtin_types(self.kubernetes_version))
-        self.operations = Operations(
-            self.store,
-            self.resources,
+        store = Store(history_limit)
+        operations = Operations(
+            store,
+            ResourceRegistry(builtin_types(self.kubernetes_version)),
             clock=clock,
             users=self.users,
             bookmark_interval=bookmark_interval,
             builtin=self.builtin,
         )
+        self.webhooks = WebhookDispatcher(store, operations)
+        self.authorization = Authorization(store, self.users)  # RBAC, with the default ClusterRoles
+        super().__init__(
+            operations,
+            authenticator=TokenAuthenticator(self.users),
+            authorizer=_RBACAuthorizer(self.authorization),
+            admission=self.webhooks,
+            version=_version_document(self.kubernetes_version),
+            subresource_creates={"token": token_request},
+        )
+        for path in _UNAUTHENTICATED_PATHS:
+            self.add_path(path, _ok, public=True)
         self.controllers = Controllers(self.operations)
-        self.webhooks = WebhookDispatcher(self.store, self.operations)
         self.controllers.on_webhooks_changed = self.webhooks.reload
         self.faults = FaultInjector(lambda: list(self.operations.watchers), self.store.compact)
         self.requests: list[RequestRecord] = []
-        self.url = ""
-        self._runner: web.ServerRunner | None = None
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
-        self._ssl_context: ssl.SSLContext | None = None
-        self._handler = ApiHandler(self.operations, self.webhooks, subresource_creates={"token": token_request})
-        self.openapi = OpenAPIDocuments(self.resources, self.kubernetes_version)
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
             self.operations.create(
                 namespace_type, "", {"metadata": {"name": name}}, WriteOptions(field_manager="kube-apiserver")
             )
-        self.authorization = Authorization(self.store, self.users)  # RBAC, with the default ClusterRoles
         self.authorization.install_defaults(self.operations)
         self.aggregator = Aggregator(self.operations)  # kube-aggregator: APIServices proxied to their servers
 
@@ -146,27 +181,21 @@ class TestAPIServer:
 
     async def start(self) -> None:
         self._tempdir = Path(tempfile.mkdtemp(prefix="pyop-test-api-"))
+        context: ssl.SSLContext | None = None
         if self.tls:
             self.certificate = ServingCertificate.generate()
-            self._ssl_context = self.certificate.server_context(self._tempdir)
+            context = self.certificate.server_context(self._tempdir)
             self.ca_file = self._tempdir / "ca.crt"
-        await self._listen(self.port)
-        assert self._runner is not None
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"{'https' if self.tls else 'http'}://{host}:{port}"
+        await self.listen("127.0.0.1", self.port, context)
         self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
         self.controllers.start()
         self.aggregator.start(self._tempdir)
 
     async def stop(self) -> None:
-        for watcher in list(self.operations.watchers):
-            watcher.close()
+        self.end_watches()
         await self.aggregator.stop()
         await self.controllers.stop()
-        await self.webhooks.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        await super().stop()  # the listener, then the webhook client's connections
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
@@ -174,36 +203,12 @@ class TestAPIServer:
     async def stop_listening(self) -> None:
         """Fault injection: go away as a restarting API server does. Open watches end, kept-alive connections
         are closed and new ones refused until `start_listening`; the stored state stays (it lives in etcd)."""
-        if self._runner is None:
-            return
-        for watcher in list(self.operations.watchers):
-            watcher.close()
-        await self._runner.cleanup()
-        self._runner = None
+        if self.listening:
+            await super().stop_listening()
 
     async def start_listening(self) -> None:
         """Listen again, on the same address, after `stop_listening` (the kubeconfig stays valid)."""
-        if self._runner is None:
-            await self._listen(int(self.url.rsplit(":", 1)[1]))
-
-    async def _listen(self, port: int) -> None:
-        # aiohttp's low-level server: one handler for every path. An Application would add URL
-        # routing and a middleware chain to every request, a fifth of the cost of a small write.
-        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
-        runner = web.ServerRunner(server, shutdown_timeout=1.0)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port, ssl_context=self._ssl_context).start()
-        self._runner = runner
-
-    def _make_request(
-        self,
-        message: RawRequestMessage,
-        payload: StreamReader,
-        protocol: RequestHandler,
-        writer: AbstractStreamWriter,
-        task: asyncio.Task[None],
-    ) -> web.BaseRequest:
-        return web.BaseRequest(message, payload, protocol, writer, task, task.get_loop(), client_max_size=_MAX_BODY)
+        await self.listen_again()
 
     def kubeconfig_dict(self) -> dict[str, Any]:
         return kubeconfig_dict(self.url, self.token, ca_data=self.certificate.ca_data if self.certificate else None)
@@ -317,36 +322,29 @@ class TestAPIServer:
             if (verb is None or record.verb == verb) and (resource is None or record.resource == resource)
         )
 
-    # --- HTTP -----------------------------------------------------------------------------------------
+    # --- HTTP: GenericAPIServer's hooks ----------------------------------------------------------------
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Every request: counted, authenticated, faults applied, dispatched; errors become Status."""
+    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        """Every request is counted (`requests`, for benchmarks), with its status."""
         record = RequestRecord(request.method, request.path, request.query_string, request.method.lower())
         self.requests.append(record)
-        try:
-            response = await self._serve(request, record)
-        except ApiError as error:
-            response = error_response(error)
-        response = as_protobuf(request, response)  # clients that accept protobuf only
+        _RECORD.set(record)
+        response = await super().handle(request)
         record.status = response.status
         return response
 
-    async def _serve(self, request: web.BaseRequest, record: RequestRecord) -> web.StreamResponse:
-        if request.path in _UNAUTHENTICATED_PATHS:
-            return web.Response(text="ok")
-        authorization = request.headers.get("Authorization", "")
-        if not authorization.startswith("Bearer ") or authorization[7:].strip() not in self.users:
-            raise ApiError(401, "Unauthorized")
-        target = parse_path(request.path)
-        verb = ""
+    def routed(self, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str) -> None:
+        record = _RECORD.get()
         if isinstance(target, Target):
-            verb = record.verb = verb_of(request.method, target, is_watch(request))
-            record.resource, record.namespace = target.plural, target.namespace or ""
+            record.verb, record.resource, record.namespace = verb, target.plural, target.namespace or ""
             record.name, record.subresource = target.name, target.subresource
         elif isinstance(target, DiscoveryPath):
             record.verb = "get"
-        user = self.users[authorization[7:].strip()]
-        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)  # or 403
+
+    async def intercept(
+        self, request: web.BaseRequest, user: UserInfo, target: Target | DiscoveryPath | None, verb: str
+    ) -> web.StreamResponse | None:
+        """Injected faults first, then kube-aggregator: an aggregated group/version goes to its server."""
         if self.faults.active:
             delay = self.faults.delay_for(request.method, request.path_qs)
             if delay:
@@ -358,41 +356,17 @@ class TestAPIServer:
             proxied = self.aggregator.proxied(target.group, target.version)
             if proxied is not None:  # an aggregated group/version: forwarded to its server, not the registry's
                 return await self.aggregator.serve(request, proxied, user)
-        if isinstance(target, Target):
-            response = await self._handler.handle(request, target, verb, self.users[authorization[7:].strip()])
-            return as_table(request, verb, target, response, self.operations)
-        if isinstance(target, DiscoveryPath):
-            if request.method != "GET":
-                raise ApiError(405, "the server does not allow this method on the requested resource")
-            with_aggregated = self.aggregator.discovery_response(request, target, self.resources)
-            if with_aggregated is not None:
-                return with_aggregated
-            if (
-                target.version is None
-                and target.group in ("", None)
-                and wants_aggregated(request.headers.get("Accept", ""))
-            ):
-                return aggregated_response(self.resources, legacy=target.legacy)
-            return self._handler.discovery(target, self.url.split("://", 1)[1])
-        if request.path in ("/version", "/version/"):
-            major, minor = self.kubernetes_version.split(".")
-            return json_response(
-                {
-                    "major": major,
-                    "minor": minor,
-                    "gitVersion": f"v{major}.{minor}.0-pyop-test",
-                    "gitCommit": "0000000000000000000000000000000000000000",
-                    "gitTreeState": "clean",
-                    "buildDate": "1970-01-01T00:00:00Z",
-                    "goVersion": "go1.23.0",
-                    "compiler": "gc",
-                    "platform": "linux/amd64",
-                }
-            )
+        return None
+
+    def discovery(self, request: web.BaseRequest, target: DiscoveryPath) -> web.Response:
+        with_aggregated = self.aggregator.discovery_response(request, target, self.resources)
+        if with_aggregated is not None:
+            return with_aggregated
+        return super().discovery(request, target)
+
+    async def openapi(self, request: web.BaseRequest) -> web.StreamResponse:
         if request.path.startswith("/openapi/v3") and request.method == "GET":
-            aggregated_openapi = await self.aggregator.openapi_response(request, self.openapi.v3_index)
+            aggregated_openapi = await self.aggregator.openapi_response(request, self.openapi_documents.v3_index)
             if aggregated_openapi is not None:
                 return aggregated_openapi
-        if request.path.startswith("/openapi/"):
-            return openapi_response(request, self.openapi)
-        raise ApiError(404, "the server could not find the requested resource")
+        return await super().openapi(request)

@@ -206,7 +206,7 @@ class GenericAPIServer:
             return aggregated_response(self.resources, legacy=target.legacy)
         return self.handler.discovery(target, self.url.split("://", 1)[1])
 
-    async def openapi(self, request: web.BaseRequest) -> web.Response:
+    async def openapi(self, request: web.BaseRequest) -> web.StreamResponse:
         """``/openapi/v2`` and ``/openapi/v3[/<group-version path>]`` of the served kinds."""
         return openapi_response(request, self.openapi_documents)
 
