@@ -1,7 +1,16 @@
 """Label and field selectors with the grammar of ``k8s.io/apimachinery`` (labels.Parse, fields.ParseSelector).
 
-Parsing happens once per request; matching is a loop over small requirement tuples, so filtering
-10,000 objects costs one pass.
+The one parser of pyop: the client (`pyop.client.selectors`, the informer cache's listers), the test API server and
+aggregated API servers all read selectors here, so a selector means the same on both sides of the wire. The label
+grammar is labels.Parse's lexer and parser: identifiers run to whitespace or one of ``! = ( ) , < >``; a clause is
+``key``, ``!key``, ``key=value``, ``key==value``, ``key!=value`` (an empty value allowed), ``key in (a,b)``,
+``key notin (a,b)`` (``()`` is the set of the empty string), ``key>1`` or ``key<1`` (integers only); clauses are
+separated by commas. Keys must be qualified names and values label values (IsQualifiedName, IsValidLabelValue). So
+``tier>1`` is "label tier greater than 1", as on a cluster, and ``tier>x`` is an error.
+
+A bad selector raises `SelectorError`: an ``ApiError`` 400 (what the servers answer) that is also a ``ValueError``
+(what the client raises), with labels.Parse's wording. Parsing happens once per request; matching is a loop over
+small requirement tuples, so filtering 10,000 objects costs one pass.
 """
 
 from __future__ import annotations
@@ -9,12 +18,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from pyop.api.status import ApiError, bad_request
+from pyop.api.status import ApiError
+from pyop.api.validation import label_value_problems, qualified_name_problems
 
-_OPERATORS = ("in", "notin")
-_KEY = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+class SelectorError(ApiError, ValueError):
+    """A selector that does not parse: 400 on a server, a ValueError to the client's callers."""
+
+
+def _error(message: str) -> SelectorError:
+    return SelectorError(400, message, reason="BadRequest")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +55,7 @@ class Requirement:
         try:
             actual = int(labels[self.key])
         except ValueError:
-            return False
+            return False  # labels.Requirement.Matches: a label value that is no integer never matches gt/lt
         bound = int(self.values[0])
         return actual > bound if self.op == "gt" else actual < bound
 
@@ -60,37 +75,177 @@ def _split_top_level(text: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
-def _check_key(key: str, selector: str) -> str:
-    if not _KEY.match(key):
-        raise bad_request(f"unable to parse requirement: invalid label key {key!r} in selector {selector!r}")
-    return key
+# --- the label selector lexer and parser (apimachinery/pkg/labels/selector.go) -----------------------------------
+
+_SPECIAL: Final = frozenset("=!(),<>")
+_OPERATOR_TOKENS: Final = {"!": "!", "!=": "!=", "=": "=", "==": "==", ">": ">", "<": "<", "(": "(", ")": ")", ",": ","}
+_KEYWORDS: Final = frozenset({"in", "notin"})
+_ID: Final = "identifier"
+_END: Final = "end of string"
+_BINARY: Final = {"in": "in", "notin": "notin", "=": "=", "==": "=", "!=": "!=", ">": "gt", "<": "lt"}
+_BINARY_NAMES: Final = "in, notin, =, ==, !=, gt, lt"
 
 
-_SET_CLAUSE = re.compile(r"^(?P<key>\S+)\s+(?P<op>in|notin)\s*\((?P<values>[^)]*)\)$")
-_CMP_CLAUSE = re.compile(r"^(?P<key>[^=!<>\s]+)\s*(?P<op>==|!=|=|>|<)\s*(?P<value>[^=!<>\s]*)$")
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(token, literal) pairs: operator tokens are their own text, identifiers and keywords (`in`, `notin`) are
+    `_ID` or the keyword, the last is `_END`."""
+    tokens: list[tuple[str, str]] = []
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        if char.isspace():
+            index += 1
+            continue
+        if char in _SPECIAL:  # the longest run of special characters that is still an operator
+            scanned, end = "", index
+            while end < length and text[end] in _SPECIAL and text[index : end + 1] in _OPERATOR_TOKENS:
+                end += 1
+                scanned = text[index:end]
+            if not scanned:
+                run = index
+                while run < length and text[run] in _SPECIAL:
+                    run += 1
+                raise _error(f"unable to parse requirement: error expected: keyword found '{text[index:run]}'")
+            tokens.append((_OPERATOR_TOKENS[scanned], scanned))
+            index = end
+            continue
+        end = index
+        while end < length and not text[end].isspace() and text[end] not in _SPECIAL:
+            end += 1
+        word = text[index:end]
+        tokens.append((word if word in _KEYWORDS else _ID, word))
+        index = end
+    tokens.append((_END, ""))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.tokens = _tokens(text)
+        self.position = 0
+
+    def lookahead(self, values: bool = True) -> tuple[str, str]:
+        token, literal = self.tokens[self.position]
+        if values and token in _KEYWORDS:  # in the values context `in` and `notin` are plain identifiers
+            token = _ID
+        return token, literal
+
+    def consume(self, values: bool = True) -> tuple[str, str]:
+        scanned = self.lookahead(values)
+        if self.position < len(self.tokens) - 1:
+            self.position += 1
+        return scanned
+
+    def parse(self) -> list[Requirement]:
+        requirements: list[Requirement] = []
+        while True:
+            token, literal = self.lookahead()
+            if token == _END:
+                return requirements
+            if token not in (_ID, "!"):
+                raise _error(f"found '{literal}', expected: !, identifier, or 'end of string'")
+            requirements.append(self.requirement())
+            token, literal = self.consume()
+            if token == _END:
+                return requirements
+            if token != ",":
+                raise _error(f"found '{literal}', expected: ',' or 'end of string'")
+            token, literal = self.lookahead()
+            if token not in (_ID, "!"):
+                raise _error(f"found '{literal}', expected: identifier after ','")
+
+    def requirement(self) -> Requirement:
+        negated = False
+        token, literal = self.consume()
+        if token == "!":
+            negated = True
+            token, literal = self.consume()
+        if token != _ID:
+            raise _requirement_error(f"found '{literal}', expected: identifier")
+        key = literal
+        problems = qualified_name_problems(key)
+        if problems:
+            raise _requirement_error(f'key: Invalid value: "{key}": {"; ".join(problems)}')
+        if negated:
+            return Requirement(key, "!exists")
+        if self.lookahead()[0] in (_END, ","):
+            return Requirement(key, "exists")
+        token, literal = self.consume(values=False)
+        op = _BINARY.get(token if token in _KEYWORDS else literal) if token != _ID else None
+        if op is None:
+            raise _requirement_error(f"found '{literal}', expected: {_BINARY_NAMES}")
+        values = self.value_set() if op in ("in", "notin") else (self.exact_value(),)
+        if op in ("gt", "lt") and not _is_integer(values[0]):
+            detail = "for 'Gt', 'Lt' operators, the value must be an integer"
+            raise _requirement_error(f'values[0][{key}]: Invalid value: "{values[0]}": {detail}')
+        for index, value in enumerate(values):
+            problems = label_value_problems(value)
+            if problems:
+                raise _requirement_error(f'values[{index}][{key}]: Invalid value: "{value}": {"; ".join(problems)}')
+        return Requirement(key, op, values)
+
+    def value_set(self) -> tuple[str, ...]:
+        token, literal = self.consume()
+        if token != "(":
+            raise _requirement_error(f"found '{literal}' expected: '('")
+        token, literal = self.lookahead()
+        if token == ")":
+            self.consume()
+            return ("",)
+        if token not in (_ID, ","):
+            raise _requirement_error(f"found '{literal}', expected: ',', ')' or identifier")
+        values: list[str] = []
+        while True:
+            token, literal = self.consume()
+            if token == _ID:
+                values.append(literal)
+                following, shown = self.lookahead()
+                if following == ")":
+                    self.consume()
+                    return tuple(dict.fromkeys(values))
+                if following != ",":
+                    raise _requirement_error(f"found '{shown}', expected: ',' or ')'")
+            elif token == ",":  # "(,", "a,,b" and "a,)" hold empty values
+                if not values:
+                    values.append("")
+                following, _ = self.lookahead()
+                if following == ")":
+                    self.consume()
+                    values.append("")
+                    return tuple(dict.fromkeys(values))
+                if following == ",":
+                    self.consume()
+                    values.append("")
+            else:
+                raise _requirement_error(f"found '{literal}', expected: ',', or identifier")
+
+    def exact_value(self) -> str:
+        token, _ = self.lookahead()
+        if token in (_END, ","):
+            return ""
+        token, literal = self.consume()
+        if token != _ID:
+            raise _requirement_error(f"found '{literal}', expected: identifier")
+        return literal
+
+
+def _requirement_error(detail: str) -> SelectorError:
+    return _error(f"unable to parse requirement: {detail}")
+
+
+def _is_integer(value: str) -> bool:
+    try:
+        int(value, 10)
+    except ValueError:
+        return False
+    return value.strip() == value and "_" not in value
 
 
 def parse_label_selector(selector: str | None) -> tuple[Requirement, ...]:
-    """Parse ``a=b,c!=d,e in (f,g),!h,i``; raise 400 like the API server on bad syntax."""
+    """Parse a label selector (see the module docstring); raise `SelectorError` (400) on bad syntax."""
     if not selector:
         return ()
-    requirements: list[Requirement] = []
-    for clause in _split_top_level(selector):
-        if match := _SET_CLAUSE.match(clause):
-            values = tuple(value.strip() for value in match["values"].split(",") if value.strip())
-            requirements.append(Requirement(_check_key(match["key"], selector), match["op"], values))
-        elif clause.startswith("!"):
-            requirements.append(Requirement(_check_key(clause[1:].strip(), selector), "!exists"))
-        elif match := _CMP_CLAUSE.match(clause):
-            op = {"==": "=", ">": "gt", "<": "lt"}.get(match["op"], match["op"])
-            if op in ("gt", "lt") and not match["value"].lstrip("-").isdigit():
-                raise bad_request(f"unable to parse requirement: {clause!r}: value must be an integer")
-            requirements.append(Requirement(_check_key(match["key"], selector), op, (match["value"],)))
-        elif _KEY.match(clause):
-            requirements.append(Requirement(clause, "exists"))
-        else:
-            raise bad_request(f"unable to parse requirement: found {clause!r} in selector {selector!r}")
-    return tuple(requirements)
+    return tuple(_Parser(selector).parse())
 
 
 def labels_match(requirements: tuple[Requirement, ...], obj: Mapping[str, Any]) -> bool:
@@ -164,11 +319,11 @@ def parse_field_selector(selector: str | None, supported: Mapping[str, FieldGett
     for clause in _split_top_level(selector):
         match = _FIELD_CLAUSE.match(clause)
         if not match:
-            raise bad_request(f"invalid selector: {selector!r}; can't understand {clause!r}")
+            raise _error(f"invalid selector: '{selector}'; can't understand '{clause}'")
         name = match["field"]
         getter = supported.get(name)
         if getter is None:
-            raise ApiError(400, f"field label not supported: {name}")
+            raise _error(f"field label not supported: {name}")
         requirements.append(FieldRequirement(name, match["op"] == "!=", match["value"].strip(), getter))
     return tuple(requirements)
 

@@ -1,8 +1,9 @@
-"""Kubernetes ``Status`` errors raised inside the test API server.
+"""Kubernetes ``Status`` errors (k8s.io/apimachinery/pkg/api/errors): what servers raise and clients read.
 
-Every failure leaves the server as a ``Status`` object with the reason, code and
-details that kube-apiserver would use, because clients branch on ``reason`` and
-``code`` (retry on Conflict, relist on Expired, ...), not on messages.
+Every failure leaves a server (the test API server, an aggregated API server) as a ``Status`` object with the
+reason, code and details that kube-apiserver would use, because clients branch on ``reason`` and ``code`` (retry on
+Conflict, relist on Expired, ...), not on messages. `REASON_BY_CODE` is the one table of reasons by code, read by
+the servers and by `pyop.client.errors` when an answer carries no reason.
 """
 
 from __future__ import annotations
@@ -10,7 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyop.client.errors import REASON_BY_CODE  # one table of reasons for client and server
+REASON_BY_CODE: dict[int, str] = {
+    # The Status reason kube-apiserver uses for each code.
+    400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    409: "Conflict",
+    410: "Gone",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
 
 
 @dataclass

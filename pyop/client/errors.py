@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pyop.api.status import REASON_BY_CODE  # the servers' table of reasons by code (re-exported)
+
 
 class ClientError(Exception):
     """Base of everything `pyop.client` raises on purpose."""
@@ -168,23 +170,6 @@ _BY_CODE: dict[int, type[ApiError]] = {
     500: InternalServerError,
     503: ServiceUnavailableError,
     504: ServerTimeoutError,
-}
-
-REASON_BY_CODE: dict[int, str] = {
-    # The Status reason kube-apiserver uses for each code; the test API server answers with the same table.
-    400: "BadRequest",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "NotFound",
-    405: "MethodNotAllowed",
-    409: "Conflict",
-    410: "Gone",
-    415: "UnsupportedMediaType",
-    422: "Invalid",
-    429: "TooManyRequests",
-    500: "InternalError",
-    503: "ServiceUnavailable",
-    504: "Timeout",
 }
 
 

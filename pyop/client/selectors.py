@@ -1,22 +1,19 @@
 """Label selectors: build the query string from Python values, and match objects in the cache.
 
-The server filters lists and watches; the informer cache must filter the same way locally (listers), so the
-grammar is parsed here once: `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, comma-separated
-(all must hold), as in apimachinery's `labels.Parse`.
+The server filters lists and watches; the informer cache must filter the same way locally (listers), so both parse
+with `pyop.api.selectors` (apimachinery's `labels.Parse` grammar: `a=b`, `a==b`, `a!=b`, `a in (x,y)`,
+`a notin (x,y)`, `a`, `!a`, `a>1`, `a<1`, comma-separated, all must hold).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-LabelSelectorInput = str | Mapping[str, str] | None
+from pyop.api.selectors import Requirement, SelectorError, parse_label_selector
 
-_IN_RE = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s+(?P<op>in|notin)\s*\((?P<values>[^)]*)\)\s*$")
-_EQ_RE = re.compile(r"^\s*(?P<key>[^\s!=(),]+)\s*(?P<op>==|=|!=)\s*(?P<value>[^\s!=(),]*)\s*$")
-_EXISTS_RE = re.compile(r"^\s*(?P<neg>!?)\s*(?P<key>[^\s!=(),]+)\s*$")
+LabelSelectorInput = str | Mapping[str, str] | None
 
 
 def format_label_selector(selector: LabelSelectorInput) -> str | None:
@@ -34,27 +31,10 @@ def format_field_selector(selector: str | Mapping[str, str] | None) -> str | Non
 
 
 @dataclass(frozen=True)
-class Requirement:
-    key: str
-    operator: str  # "=", "!=", "in", "notin", "exists", "!"
-    values: frozenset[str] = frozenset()
-
-    def matches(self, labels: Mapping[str, Any]) -> bool:
-        present = self.key in labels
-        value = labels.get(self.key)
-        if self.operator == "exists":
-            return present
-        if self.operator == "!":
-            return not present
-        if self.operator in ("=", "in"):
-            return present and value in self.values
-        # "!=" and "notin" match objects without the label too.
-        return not present or value not in self.values
-
-
-@dataclass(frozen=True)
 class LabelSelector:
-    """A parsed selector; the empty selector matches everything."""
+    """A parsed selector; the empty selector matches everything. Parsed by `pyop.api.selectors` (the parser the
+    servers use), so the cache filters exactly as the server does; a bad selector raises `SelectorError`, a
+    ValueError."""
 
     requirements: tuple[Requirement, ...] = ()
 
@@ -63,7 +43,7 @@ class LabelSelector:
         text = format_label_selector(selector)
         if not text:
             return cls()
-        return cls(tuple(_parse_requirement(part) for part in _split_top_level(text)))
+        return cls(parse_label_selector(text))
 
     def matches(self, labels: Mapping[str, Any] | None) -> bool:
         labels = labels or {}
@@ -74,34 +54,11 @@ class LabelSelector:
         return not self.requirements
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas that are not inside `( ... )` value sets."""
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    if depth != 0:
-        raise ValueError(f"unbalanced parentheses in label selector {text!r}")
-    return [part for part in parts if part.strip()]
-
-
-def _parse_requirement(part: str) -> Requirement:
-    if match := _IN_RE.match(part):
-        values = frozenset(v.strip() for v in match["values"].split(",") if v.strip())
-        return Requirement(match["key"], match["op"], values)
-    if match := _EQ_RE.match(part):
-        operator = "!=" if match["op"] == "!=" else "="
-        return Requirement(match["key"], operator, frozenset({match["value"]}))
-    if match := _EXISTS_RE.match(part):
-        return Requirement(match["key"], "!" if match["neg"] else "exists")
-    raise ValueError(f"invalid label selector requirement {part!r}")
+__all__ = [
+    "LabelSelector",
+    "LabelSelectorInput",
+    "Requirement",
+    "SelectorError",
+    "format_field_selector",
+    "format_label_selector",
+]
