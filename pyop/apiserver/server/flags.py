@@ -229,7 +229,7 @@ def parser(prog: str = "apiserver") -> argparse.ArgumentParser:
     for flag in _FLAGS:
         default = _get(defaults, flag.target)
         shown = ",".join(default) if isinstance(default, list) else default
-        help_text = f"{flag.help} ({_KIND_NAME[flag.kind]}; default {shown!r})"
+        help_text = f"{flag.help} (default {shown!r})"
         if flag.kind == "bool":
             result.add_argument(
                 f"--{flag.name}",
@@ -238,6 +238,7 @@ def parser(prog: str = "apiserver") -> argparse.ArgumentParser:
                 const="true",
                 type=_typed(flag),
                 default=argparse.SUPPRESS,
+                metavar=_KIND_NAME[flag.kind],
                 help=help_text,
             )
         elif flag.kind == "list":
@@ -247,11 +248,17 @@ def parser(prog: str = "apiserver") -> argparse.ArgumentParser:
                 action="append",
                 type=_typed(flag),
                 default=argparse.SUPPRESS,
+                metavar=_KIND_NAME[flag.kind],
                 help=help_text,
             )
         else:
             result.add_argument(
-                f"--{flag.name}", dest=flag.target, type=_typed(flag), default=argparse.SUPPRESS, help=help_text
+                f"--{flag.name}",
+                dest=flag.target,
+                type=_typed(flag),
+                default=argparse.SUPPRESS,
+                metavar=_KIND_NAME[flag.kind],
+                help=help_text,
             )
     return result
 
