@@ -53,7 +53,6 @@ REPLACEMENTS_COMMENT = (
     "every APIService."
 )
 MAKEFILE_TARGETS = """\
-
 ##@ Aggregated API server
 
 # `make run-apiserver` serves the aggregated API server (python -m {package}.apiserver) from your host on :8443,

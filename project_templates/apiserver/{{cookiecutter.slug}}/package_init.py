@@ -2,7 +2,7 @@
 
 kube-aggregator proxies every request under /apis/<group>/<version> of these group versions here (config/apiserver
 registers each with an APIService). `python -m {{ cookiecutter.package }}.apiserver` runs the server (`make run-apiserver`);
-tests/test_apiserver.py runs it in-process behind pyop's test API server. `pyop create apiserver` adds the group
+the tests/test_apiserver_*.py run it in-process behind pyop's test API server. `pyop create apiserver` adds the group
 versions and kinds below; the kinds' models and strategies are in the packages next to this file.
 """
 
