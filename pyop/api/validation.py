@@ -84,7 +84,7 @@ def qualified_name_problems(value: str) -> list[str]:
         problems.append("name part must be non-empty")
     elif len(name) > _QNAME_MAX:
         problems.append("name part " + max_length_error(_QNAME_MAX))
-    if not _QNAME.match(name):
+    if not _QNAME.fullmatch(name):
         problems.append("name part " + regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
     return problems
 
@@ -94,7 +94,7 @@ def label_value_problems(value: str) -> list[str]:
     problems: list[str] = []
     if len(value) > LABEL_VALUE_MAX_LENGTH:
         problems.append(max_length_error(LABEL_VALUE_MAX_LENGTH))
-    if not _LABEL_VALUE.match(value):
+    if not _LABEL_VALUE.fullmatch(value):
         problems.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return problems
 
@@ -104,7 +104,7 @@ def dns1123_label_problems(value: str) -> list[str]:
     problems: list[str] = []
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         problems.append(max_length_error(DNS1123_LABEL_MAX_LENGTH))
-    if not _LABEL.match(value):
+    if not _LABEL.fullmatch(value):
         problems.append(regex_error(_LABEL_MSG, _LABEL_FMT, "my-name", "123-abc"))
     return problems
 
@@ -122,7 +122,7 @@ def dns1035_label_problems(value: str) -> list[str]:
     problems: list[str] = []
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         problems.append(max_length_error(DNS1123_LABEL_MAX_LENGTH))
-    if not _DNS1035.match(value):
+    if not _DNS1035.fullmatch(value):
         problems.append(regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
     return problems
 
@@ -132,6 +132,6 @@ def dns1123_subdomain_problems(value: str) -> list[str]:
     problems: list[str] = []
     if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         problems.append(max_length_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not _SUBDOMAIN.match(value):
+    if not _SUBDOMAIN.fullmatch(value):
         problems.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     return problems

@@ -14,9 +14,9 @@ import keyword
 import re
 import sys
 
+from pyop.api.validation import dns1123_subdomain_problems
 from pyop_scaffold.errors import UsageError
 
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _VERSION = re.compile(r"v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?")
 _KIND = re.compile(r"[A-Z][A-Za-z0-9]*")
@@ -56,7 +56,7 @@ RESERVED_KINDS = frozenset(
 
 def validate_dns1123_subdomain(value: str, what: str) -> str:
     """A DNS-1123 subdomain: lower-case labels joined by dots, at most 253 characters."""
-    if not value or len(value) > 253 or not all(_DNS1123_LABEL.fullmatch(label) for label in value.split(".")):
+    if dns1123_subdomain_problems(value):  # the API server's rule (pyop.api.validation)
         raise UsageError(
             f"invalid {what} {value!r}: must be a DNS-1123 subdomain "
             "(lower-case letters, digits, '-' and '.', starting and ending with a letter or digit)"

@@ -13,7 +13,6 @@ dispatcher (``webhook_dispatch.py``) answers them. Without webhooks those points
 from __future__ import annotations
 
 import math
-import re
 import secrets
 import string
 import uuid
@@ -42,6 +41,7 @@ from pyop.api.status import (
     not_found,
     qualified,
 )
+from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
 from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
@@ -62,8 +62,6 @@ APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
 
 FOREGROUND_FINALIZER = "foregroundDeletion"
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SERVER_METADATA = (
     "uid",
     "creationTimestamp",
@@ -358,8 +356,6 @@ class Operations:
         rule = self.strategy(resource_type).name_rule
         if rule == "path-segment" and name and not path_segment_problems(name):
             return  # RBAC names are any path segment (ValidateRBACName): `system:discovery` is one
-        pattern = _DNS_LABEL if rule == "dns-label" else _DNS_SUBDOMAIN
-        limit = 63 if rule == "dns-label" else 253
         if not name:
             raise invalid(
                 resource_type.kind,
@@ -373,21 +369,13 @@ class Operations:
                     )
                 ],
             )
-        if len(name) > limit or not pattern.match(name):
-            raise invalid(
-                resource_type.kind,
-                resource_type.group,
-                name,
-                [
-                    StatusCause(
-                        "FieldValueInvalid",
-                        f'Invalid value: "{name}": a lowercase RFC 1123 name must consist of lower case '
-                        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                        "character",
-                        "metadata.name",
-                    )
-                ],
-            )
+        problems = (dns1123_label_problems if rule == "dns-label" else dns1123_subdomain_problems)(name)
+        if problems:  # one cause per problem, as ValidateObjectMeta reports them
+            causes = [
+                StatusCause("FieldValueInvalid", f'Invalid value: "{name}": {problem}', "metadata.name")
+                for problem in problems
+            ]
+            raise invalid(resource_type.kind, resource_type.group, name, causes)
 
     def create(
         self,

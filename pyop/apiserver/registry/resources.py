@@ -6,7 +6,6 @@ storage (``storage_key``), as they share an etcd prefix in a real cluster.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,6 +13,7 @@ from typing import Any
 
 from pyop.api.selectors import FieldGetter, path_getter
 from pyop.api.status import ApiError
+from pyop.api.versions import version_priority as version_priority  # its home is pyop.api.versions
 from pyop.testing.crds.conversion import ConversionWebhook, webhook_conversion
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -145,18 +145,6 @@ class ResourceType:
                 }
             )
         return entries
-
-
-_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
-
-
-def version_priority(version: str) -> tuple[int, int, int, str]:
-    """Sort key of Kubernetes version priority: GA > beta > alpha, higher numbers first, others last."""
-    match = _KUBE_VERSION.match(version)
-    if not match:
-        return (3, 0, 0, version)
-    stage = {None: 0, "beta": 1, "alpha": 2}[match[2]]
-    return (stage, -int(match[1]), -int(match[3] or 0), version)
 
 
 def types_from_crd(crd: Mapping[str, Any]) -> list[ResourceType]:

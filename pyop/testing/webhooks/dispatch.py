@@ -31,10 +31,10 @@ from greenlet import GreenletExit
 
 from pyop.api.selectors import Requirement
 from pyop.api.status import ApiError, conflict, not_found
+from pyop.api.versions import version_priority
 from pyop.apiserver.admission.points import MUTATING, AdmissionPoint, AdmittedWrite, Stale
 from pyop.apiserver.registry.bridge import Awaited
 from pyop.apiserver.registry.patch import clone_json
-from pyop.apiserver.registry.resources import version_priority
 from pyop.apiserver.storage.store import Store
 from pyop.testing.crds.conversion import converted_async
 from pyop.testing.webhooks.client import REVIEW_API_VERSION, CallFailed, WebhookCaller

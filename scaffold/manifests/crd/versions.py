@@ -1,21 +1,7 @@
-"""Kubernetes' order of API versions: GA before beta before alpha, higher numbers first (v2, v1, v1beta2, ...)."""
+"""Kubernetes' order of API versions for a CRD's `spec.versions`: `pyop.api.versions` (the servers' order too)."""
 
 from __future__ import annotations
 
-import re
+from pyop.api.versions import sort_versions
 
-_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
-_STABILITY = {None: 3, "beta": 2, "alpha": 1}
-
-
-def sort_versions(names: list[str]) -> list[str]:
-    """Versions in the API server's priority order; names that do not look like Kubernetes versions go last."""
-
-    def key(name: str) -> tuple[int, int, int, int, str]:
-        match = _VERSION.match(name)
-        if not match:
-            return (1, 0, 0, 0, name)
-        major, stability, minor = match.groups()
-        return (0, -_STABILITY[stability], -int(major), -int(minor or 0), "")
-
-    return sorted(names, key=key)
+__all__ = ["sort_versions"]
