@@ -190,7 +190,7 @@ async def test_discovery_and_openapi(server: AggregatedServer, core: TestAPIServ
     assert status == 200
     assert [g["name"] for g in groups["groups"]] == ["wardle.example.com"]
     status, resources = await call(server, "GET", "/apis/wardle.example.com/v1alpha1", token=core.token)
-    assert {r["name"] for r in resources["resources"]} == {"flunders", "flunders/status", "fischers"}
+    assert {r["name"] for r in resources["resources"]} == {"flunders", "flunders/status", "flunders/scale", "fischers"}
     status, index = await call(server, "GET", "/openapi/v3", token=core.token)
     assert "apis/wardle.example.com/v1alpha1" in index["paths"]
     status, v2 = await call(server, "GET", "/openapi/v2", token=core.token)
@@ -227,3 +227,12 @@ async def test_a_watch_of_tables_has_the_printer_columns(
     assert (event["type"], table["kind"]) == ("ADDED", "Table")
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Size", "Phase"]
     assert table["rows"][0]["cells"] == ["tw", 3, None]
+
+
+async def test_scale_subresource_from_the_marker(client: Client) -> None:
+    await client.create(flunder("sc", 2))
+    scale = await client.get_scale(Flunder, "sc", "default")
+    assert (scale.spec.replicas, scale.status.replicas) == (2, 0)
+    scaled = await client.update_scale(Flunder, "sc", 7, "default")
+    assert scaled.spec.replicas == 7
+    assert (await client.get(Flunder, "sc", "default")).spec.size == 7

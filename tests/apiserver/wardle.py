@@ -27,6 +27,7 @@ class FlunderStatus(KubeModel):
 
 # +kubebuilder:object:root=true
 # +kubebuilder:subresource:status
+# +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.observedSize
 # +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".spec.size"
 # +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase"
 class Flunder(Resource, group_version=GROUP_VERSION):
