@@ -13,9 +13,18 @@ import aiohttp
 import pytest
 
 from apiserver.helpers import wardle_group
-from pyop.apiserver import FlagError, OptionsError, RecommendedOptions, parse_flags, run
+from pyop.apiserver import (
+    AggregatedServer,
+    APIGroupVersion,
+    FlagError,
+    OptionsError,
+    RecommendedOptions,
+    parse_flags,
+    run,
+)
 from pyop.apiserver.server.options import check
 from pyop.testing import TestAPIServer
+from pyop.testing.certificates import rotate_certificate, served_certificate
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -160,3 +169,23 @@ def test_admission_plugins_that_can_be_disabled() -> None:
     assert raised.value.problems == [
         '--disable-admission-plugins "AlwaysPullImages": not an admission plugin of this server (NamespaceLifecycle)'
     ]
+
+
+async def test_a_renewed_serving_certificate_is_served(
+    core: TestAPIServer, group: APIGroupVersion, options: RecommendedOptions, tmp_path: Path
+) -> None:
+    folder = tmp_path / "serving"
+    folder.mkdir()
+    first = rotate_certificate(folder)
+    options.secure_serving.tls_cert_file = str(folder / "tls.crt")
+    options.secure_serving.tls_private_key_file = str(folder / "tls.key")
+    options.secure_serving.reload_interval = 0.05
+    async with AggregatedServer.for_testing([group], core, options=options, register=False) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        assert await served_certificate("127.0.0.1", port) == first
+        second = rotate_certificate(folder)  # as the kubelet swaps a renewed Secret in
+        for _ in range(100):
+            if await served_certificate("127.0.0.1", port) == second:
+                break
+            await asyncio.sleep(0.05)
+        assert await served_certificate("127.0.0.1", port) == second

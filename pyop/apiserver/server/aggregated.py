@@ -48,6 +48,7 @@ from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.options import RecommendedOptions
 from pyop.client import ClientConfig
 from pyop.manager.certificates import write_self_signed_certificate
+from pyop.manager.certwatcher import CertWatcher
 
 log = logging.getLogger("pyop.apiserver")
 
@@ -91,6 +92,7 @@ class AggregatedServer(GenericAPIServer):
         self._shutting_down = False
         self._stopped = asyncio.Event()
         self._tempdir: Path | None = None  # for_testing's
+        self._certificate_reload: asyncio.Task[None] | None = None
         self._routes: dict[int, tuple[Target | DiscoveryPath | None, str]] = {}  # request -> its route (metrics)
         config.health.add("shutdown", self._not_shutting_down, endpoints=("readyz",))
         self.add_path("/metrics", self._metrics)
@@ -124,11 +126,23 @@ class AggregatedServer(GenericAPIServer):
         follow = getattr(self.store, "follow", None)  # other replicas' writes (etcd's watch), on this loop
         if callable(follow):
             follow(asyncio.get_running_loop().call_soon_threadsafe)
-        await self.listen(serving.bind_address, serving.port, self.ssl_context())
+        context = self.ssl_context()
+        await self.listen(serving.bind_address, serving.port, context)
+        if self.config.options.secure_serving.tls_cert_file:  # cert-manager renews it in place: reload it
+            watcher = CertWatcher(
+                context,
+                serving.certificate_file,
+                serving.key_file,
+                interval=self.config.options.secure_serving.reload_interval,
+            )
+            self._certificate_reload = asyncio.create_task(watcher.run())
         log.info("serving %s on %s", ", ".join(g.group_version for g in self.groups), self.url)
 
     async def stop(self) -> None:
         self._shutting_down = True
+        if self._certificate_reload is not None:
+            self._certificate_reload.cancel()
+            self._certificate_reload = None
         await super().stop()
         await self.config.close()
         if self._tempdir is not None:

@@ -28,6 +28,7 @@ class SecureServingOptions:
     cert_dir: str = "apiserver.local.config/certificates"
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
+    reload_interval: float = 10.0  # seconds between checks of the --tls-cert-file pair for a renewal (no flag)
 
     def validate(self) -> list[str]:
         errors = []
