@@ -29,9 +29,10 @@ REASON_BY_CODE: dict[int, str] = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class StatusCause:
-    """One entry of ``details.causes``: which field failed and why."""
+    """One entry of a Status's ``details.causes``: which field failed and why (what a server raises, what the
+    client's errors report: `pyop.client.StatusCause` is this class)."""
 
     reason: str
     message: str

@@ -9,10 +9,10 @@ backoff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pyop.api.status import REASON_BY_CODE  # the servers' table of reasons by code (re-exported)
+from pyop.api.status import StatusCause as StatusCause  # one reason an object was rejected: the servers' type
 
 
 class ClientError(Exception):
@@ -30,15 +30,6 @@ class ResponseLimitError(ApiConnectionError):
 
 class NoKindMatchError(ClientError, LookupError):
     """Discovery does not know the requested group/version/kind (client-go's `NoKindMatchError`)."""
-
-
-@dataclass(frozen=True)
-class StatusCause:
-    """One reason an object was rejected, usually a field path (`spec.replicas`) and what is wrong with it."""
-
-    reason: str
-    message: str
-    field: str
 
 
 class ApiError(ClientError):
