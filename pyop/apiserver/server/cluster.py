@@ -26,7 +26,8 @@ AUTHENTICATION_CONFIG_MAP = ("kube-system", "extension-apiserver-authentication"
 
 
 async def client_config(kubeconfig: str) -> ClientConfig:
-    """A kubeconfig file's settings, or the in-cluster ones for ``""``."""
+    """A kubeconfig file's settings; for ``""`` pyop's usual search (`pyop.client.load_config`: $KUBECONFIG, the
+    pod's in-cluster configuration, ~/.kube/config)."""
     return await load_config(kubeconfig or None)
 
 

@@ -80,7 +80,7 @@ _FLAGS = (
         "authentication-kubeconfig",
         "authentication.remote_kubeconfig_file",
         "str",
-        "kubeconfig of the cluster that answers TokenReviews (default: in-cluster)",
+        "kubeconfig of the cluster that answers TokenReviews (default: in-cluster; off a cluster $KUBECONFIG)",
     ),
     _Flag(
         "authentication-skip-lookup",
@@ -152,7 +152,7 @@ _FLAGS = (
         "authorization-kubeconfig",
         "authorization.remote_kubeconfig_file",
         "str",
-        "kubeconfig of the cluster that answers SubjectAccessReviews (default: in-cluster)",
+        "kubeconfig of the cluster that answers SubjectAccessReviews (default: in-cluster; off a cluster $KUBECONFIG)",
     ),
     _Flag(
         "authorization-webhook-cache-authorized-ttl",
