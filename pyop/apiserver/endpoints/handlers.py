@@ -19,8 +19,8 @@ from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry import bridge
 from pyop.apiserver.registry.operations import APPLY_PATCH, PATCH_TYPES, Operations, WriteOptions
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.registry.strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
 from pyop.client.jsoncodec import decode_json
-from pyop.testing.builtins.strategy import DEFAULT_FIELD_VALIDATION, FIELD_VALIDATION_MODES
 
 
 class _YamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]

@@ -48,11 +48,16 @@ from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_a
 from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
-from pyop.apiserver.registry.strategy import RESTStrategy, desired_state, strategic_merge_unsupported
+from pyop.apiserver.registry.strategy import (
+    DEFAULT_FIELD_VALIDATION,
+    RESTStrategy,
+    desired_state,
+    strategic_merge_unsupported,
+)
 from pyop.apiserver.storage.store import ListSnapshot, Store
 from pyop.testing.authorization import Authorization, reviews
 from pyop.testing.builtins.strategies import strategy_for
-from pyop.testing.builtins.strategy import DEFAULT_FIELD_VALIDATION, BuiltinStrategy
+from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.crds.conversion import stored_as
 
 MERGE_PATCH = "application/merge-patch+json"

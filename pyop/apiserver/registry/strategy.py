@@ -23,6 +23,9 @@ from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 
 NameRule = Literal["dns-subdomain", "dns-label", "path-segment"]
+# The `fieldValidation` query parameter: what a decoder does with unknown or duplicate fields.
+FIELD_VALIDATION_MODES: Final = ("Ignore", "Warn", "Strict")
+DEFAULT_FIELD_VALIDATION: Final = "Warn"  # kube-apiserver's default when the query parameter is absent
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,8 @@ def strategic_merge_unsupported() -> ApiError:
 
 
 __all__ = [
+    "DEFAULT_FIELD_VALIDATION",
+    "FIELD_VALIDATION_MODES",
     "Generation",
     "NameRule",
     "RESTStrategy",

@@ -13,7 +13,7 @@ server, by default the one the CRD generator embeds: `pyop.api.definitions.PINNE
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from pyop.api.definitions import (
     PINNED_KUBERNETES_VERSION,
@@ -24,11 +24,10 @@ from pyop.api.definitions import (
 )
 from pyop.api.status import ApiError
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.registry.strategy import DEFAULT_FIELD_VALIDATION as DEFAULT_FIELD_VALIDATION
+from pyop.apiserver.registry.strategy import FIELD_VALIDATION_MODES as FIELD_VALIDATION_MODES
 from pyop.testing.builtins import defaulting, generation
 from pyop.testing.builtins.decoding import DecodeError, decoder_for
-
-FIELD_VALIDATION_MODES: Final = ("Ignore", "Warn", "Strict")
-DEFAULT_FIELD_VALIDATION: Final = "Warn"  # kube-apiserver's default when the query parameter is absent
 
 
 def unknown_field_warning(path: str) -> str:
