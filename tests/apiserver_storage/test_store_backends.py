@@ -225,3 +225,19 @@ def test_a_replica_whose_watch_starts_before_a_compaction_reloads_and_follows_on
     assert late.get("pods", "default", "b") is not None
     writer.close()
     late.close()
+
+
+def test_a_replica_follows_on_after_etcd_restarts(etcd: LocalEtcd) -> None:
+    own = LocalEtcd(etcd.binary).start()  # its own etcd: the session's must not stop under other tests
+    try:
+        writer, reader = replicas(own, "/registry")
+        first = writer.commit("pods", "ADDED", pod("before"), None)
+        assert reader.sync(first)
+        own.restart()  # both replicas' connections drop; the reader's watch reopens from the last revision it saw
+        after = writer.commit("pods", "ADDED", pod("after"), None)
+        assert reader.sync(after, timeout=20)
+        assert reader.get("pods", "default", "after") is not None
+        writer.close()
+        reader.close()
+    finally:
+        own.stop()
