@@ -250,10 +250,15 @@ class AggregatedServer(GenericAPIServer):
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        server = cls(groups, config)
-        server._tempdir = folder
-        await server.start()
         try:
+            server = cls(groups, config)
+        except BaseException:
+            await config.close()
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        server._tempdir = folder
+        try:
+            await server.start()
             if register:
                 for group in server.groups:
                     await register_with(test_api_server, group, server)
@@ -403,11 +408,4 @@ async def register_with(test_api_server: Any, group: APIGroupVersion, server: Ag
     await register(group.group, group.version, server.url, ca_bundle=server.ca_pem)
 
 
-async def start_server(groups: Sequence[APIGroupVersion], options: RecommendedOptions) -> AggregatedServer:
-    """Options -> Config -> a started server."""
-    server = AggregatedServer(groups, await build_config(options))
-    await server.start()
-    return server
-
-
-__all__ = ["AggregatedServer", "register_with", "start_server"]
+__all__ = ["AggregatedServer", "register_with", "service_host"]
