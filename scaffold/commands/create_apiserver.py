@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pyop_scaffold.commands import apiserver_config, project_files
+from pyop_scaffold.commands.create_webhook import PROJECT_LINE_LENGTH
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE
 from pyop_scaffold.commands.project_files import read_file_text, read_text
 from pyop_scaffold.commands.report import Report
@@ -200,7 +201,20 @@ def _context(root: Path, project: Project, layout: APIServerLayout, namespaced: 
         "group_version_module": layout.group_version_module,
         "group_version_alias": layout.group_version_alias,
         "apiservice_name": layout.apiservice_name,
+        "types_import": from_import(layout.types_module, layout.kind),
+        "strategy_import": from_import(layout.strategy_module, f"{layout.kind}Strategy"),
+        "group_version_import": from_import(
+            layout.group_version_module, f"API_GROUP_VERSION as {layout.group_version_alias}"
+        ),
     }
+
+
+def from_import(module: str, name: str) -> str:
+    """`from module import name` on one line, or wrapped as ruff's isort writes it when too long for the project."""
+    line = f"from {module} import {name}"
+    if len(line) <= PROJECT_LINE_LENGTH:
+        return line
+    return f"from {module} import (\n    {name},\n)"
 
 
 def _plan_package(changes: ChangeSet, layout: APIServerLayout, rendered: dict[str, bytes]) -> None:
@@ -212,8 +226,8 @@ def _plan_package(changes: ChangeSet, layout: APIServerLayout, rendered: dict[st
     if current is None:
         changes.add_file(init, rendered["package_init.py"])
     else:
-        statement = f"from {layout.group_version_module} import API_GROUP_VERSION as {layout.group_version_alias}"
-        text = add_import(current, statement, source=init, first_party=package)
+        statement = from_import(layout.group_version_module, f"API_GROUP_VERSION as {layout.group_version_alias}")
+        text = current if statement in current else add_import(current, statement, source=init, first_party=package)
         text = insert_at_marker(text, GROUP_VERSIONS_MARKER, f"{layout.group_version_alias},", source=init)
         changes.update_file(init, text)
     for path, template in (
@@ -230,10 +244,11 @@ def _plan_package(changes: ChangeSet, layout: APIServerLayout, rendered: dict[st
         return
     text = current
     for statement in (
-        f"from {layout.strategy_module} import {layout.kind}Strategy",
-        f"from {layout.types_module} import {layout.kind}",
+        from_import(layout.strategy_module, f"{layout.kind}Strategy"),
+        from_import(layout.types_module, layout.kind),
     ):
-        text = add_import(text, statement, source=version_init, first_party=package)
+        if statement not in text:
+            text = add_import(text, statement, source=version_init, first_party=package)
     line = f"Resource({layout.kind}, strategy={layout.kind}Strategy()),"
     text = insert_at_marker(text, RESOURCES_MARKER, line, source=version_init)
     changes.update_file(version_init, text)

@@ -196,3 +196,18 @@ def test_a_project_without_cert_manager_is_told_the_server_needs_it(project: Pat
     result = ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
     assert "but the aggregated server's comes from cert-manager" in result.stdout
     assert (project / "config/apiserver/certificate.yaml").is_file()
+
+
+def test_long_names_keep_the_project_lint_clean(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    """Imports too long for the project's 110 columns are wrapped as ruff's isort wraps them."""
+    root = tmp_path / "wardle-operator-for-the-galactic-federation"
+    root.mkdir()
+    ok(pyop(*INIT, cwd=root))
+    group = ("--group", "intergalactic-trade")
+    ok(pyop("create", "apiserver", *group, "--version", "v1alpha1", "--kind", "FlunderWithAVeryLongName", cwd=root))
+    ok(pyop("create", "apiserver", *group, "--version", "v1alpha1", "--kind", "FischerWithALongerName", cwd=root))
+    ok(pyop("create", "apiserver", *group, "--version", "v1beta1", "--kind", "Fortune", cwd=root))
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "."], cwd=root, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    top = (root / "wardle_operator_for_the_galactic_federation/apiserver/__init__.py").read_text()
+    assert "import (\n    API_GROUP_VERSION as intergalactic_trade_v1beta1,\n)\n" in top

@@ -17,7 +17,7 @@ from pyop.client import Client, ForbiddenError
 from pyop.testing import TestAPIServer
 
 from {{ cookiecutter.package }}.apiserver import GROUP_VERSIONS
-from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
+{{ cookiecutter.types_import }}
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT_ROOT / "config" / "samples" / "{{ cookiecutter.group }}_{{ cookiecutter.version }}_{{ cookiecutter.kind_lower }}.yaml"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyop.apiserver import APIGroupVersion
 
-from {{ cookiecutter.group_version_module }} import API_GROUP_VERSION as {{ cookiecutter.group_version_alias }}
+{{ cookiecutter.group_version_import }}
 
 GROUP_VERSIONS: list[APIGroupVersion] = [
     {{ cookiecutter.group_version_alias }},

@@ -13,7 +13,7 @@ from typing import Any
 
 from pyop.apiserver import FieldError, Strategy, TableColumn
 
-from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
+{{ cookiecutter.types_import }}
 
 
 class {{ cookiecutter.kind }}Strategy(Strategy[{{ cookiecutter.kind }}]):

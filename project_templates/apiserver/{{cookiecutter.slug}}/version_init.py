@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pyop.apiserver import APIGroupVersion, Resource
 
-from {{ cookiecutter.strategy_module }} import {{ cookiecutter.kind }}Strategy
-from {{ cookiecutter.types_module }} import {{ cookiecutter.kind }}
+{{ cookiecutter.strategy_import }}
+{{ cookiecutter.types_import }}
 
 API_GROUP_VERSION = APIGroupVersion(
     "{{ cookiecutter.qualified_group }}",
