@@ -55,7 +55,6 @@ from pyop.apiserver.registry.strategy import (
     strategic_merge_unsupported,
 )
 from pyop.apiserver.storage.store import ListSnapshot, Store
-from pyop.testing.authorization import Authorization, reviews
 from pyop.testing.builtins.strategies import strategy_for
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.crds.conversion import stored_as
@@ -397,7 +396,7 @@ class Operations:
         self._check_namespace(resource_type, namespace, obj)
         metadata = obj["metadata"]
         if resource_type.create_only:
-            return reviews.answer(Authorization(self.store, self.users), resource_type, namespace, obj, options.user)
+            return self.strategy(resource_type).answer_create(namespace, obj, options.user, self)
         if metadata.get("resourceVersion"):
             raise ApiError(500, "resourceVersion should not be set on objects to be created", reason="InternalError")
         strategy = self.strategy(resource_type)

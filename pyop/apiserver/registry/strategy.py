@@ -69,6 +69,8 @@ class RESTStrategy(Protocol):
 
     def check_create(self, ctx: RegistryContext) -> None: ...
 
+    def answer_create(self, namespace: str, obj: dict[str, Any], user: Any, ctx: RegistryContext) -> dict[str, Any]: ...
+
     def decode(
         self, obj: dict[str, Any], field_validation: str, warnings: list[str], old: dict[str, Any] | None
     ) -> dict[str, Any]: ...
@@ -105,6 +107,10 @@ class Strategy:
 
     def check_create(self, ctx: RegistryContext) -> None:
         """Refuse a create before anything is decoded (a custom resource whose CRD is being deleted)."""
+
+    def answer_create(self, namespace: str, obj: dict[str, Any], user: Any, ctx: RegistryContext) -> dict[str, Any]:
+        """The answer of a create-only kind (a review: answered, never stored); ``user``: who asks."""
+        raise ApiError(405, "the server does not allow this method on the requested resource")
 
     def decode(
         self, obj: dict[str, Any], field_validation: str, warnings: list[str], old: dict[str, Any] | None

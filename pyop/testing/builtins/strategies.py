@@ -150,6 +150,17 @@ class CustomResourceDefinitionStrategy(BuiltinKindStrategy):
         obj["status"] = kinds.crd_status(obj, old, ctx.now())
 
 
+class ReviewStrategy(BuiltinKindStrategy):
+    """The review APIs (TokenReview, SubjectAccessReview and the Self* reviews): answered from the same users and
+    RBAC rules the request path uses, never stored."""
+
+    def answer_create(self, namespace: str, obj: dict[str, Any], user: Any, ctx: RegistryContext) -> dict[str, Any]:
+        from pyop.testing.authorization import Authorization, reviews  # authorization imports the registry
+
+        users = getattr(ctx, "users", {})
+        return reviews.answer(Authorization(ctx.store, users), self.resource_type, namespace, obj, user)
+
+
 class RBACStrategy(BuiltinKindStrategy):
     name_rule: NameRule = "path-segment"  # ValidateRBACName: `system:discovery` is a name
 
@@ -175,6 +186,8 @@ def strategy_for(resource_type: ResourceType, builtin: BuiltinStrategy) -> RESTS
         from pyop.testing.crds.strategy import SchemaStrategy  # crds imports builtins
 
         return SchemaStrategy(resource_type)
+    if resource_type.create_only:
+        return ReviewStrategy(resource_type, builtin)
     kind_strategy = _BY_STORAGE_KEY.get(resource_type.storage_key) or _BY_GROUP.get(resource_type.group)
     return (kind_strategy or BuiltinKindStrategy)(resource_type, builtin)
 
