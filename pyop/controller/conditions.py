@@ -38,6 +38,8 @@ def _now() -> datetime:
 def _stamp(moment: datetime) -> datetime:
     """UTC, whole seconds: what the API server stores for a `metav1.Time`, so a condition set here compares
     equal to the same condition read back."""
+    if moment.tzinfo is UTC:  # the default clock's: set on every new condition, so no conversion to pay for
+        return moment.replace(microsecond=0)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).replace(microsecond=0)

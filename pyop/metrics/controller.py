@@ -10,7 +10,9 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry
+
+from pyop.metrics.fast import Family, FastCounter, FastGauge, FastHistogram, families_for
 
 __all__ = ["RECONCILE_TIME_BUCKETS", "ControllerMetrics", "ReconcileResult"]
 
@@ -33,64 +35,59 @@ class ReconcileResult:
 
 @dataclass(frozen=True)
 class _Families:
-    reconcile_total: Counter
-    reconcile_errors: Counter
-    terminal_errors: Counter
-    timeouts: Counter
-    reconcile_time: Histogram
-    max_concurrent_reconciles: Gauge
-    active_workers: Gauge
+    reconcile_total: Family[FastCounter]
+    reconcile_errors: Family[FastCounter]
+    terminal_errors: Family[FastCounter]
+    timeouts: Family[FastCounter]
+    reconcile_time: Family[FastHistogram]
+    max_concurrent_reconciles: Family[FastGauge]
+    active_workers: Family[FastGauge]
 
 
 _families_by_registry: weakref.WeakKeyDictionary[CollectorRegistry, _Families] = weakref.WeakKeyDictionary()
 
 
 def _families_for(registry: CollectorRegistry) -> _Families:
+    """The families in `registry`, as pyop.metrics.fast's series: updated on every reconcile, so kept cheap."""
     families = _families_by_registry.get(registry)
     if families is None:
+        fast = families_for(registry)
         families = _Families(
-            reconcile_total=Counter(
+            reconcile_total=fast.counter(
                 "controller_runtime_reconcile_total",
                 "Total number of reconciliations per controller",
                 ("controller", "result"),
-                registry=registry,
             ),
-            reconcile_errors=Counter(
+            reconcile_errors=fast.counter(
                 "controller_runtime_reconcile_errors_total",
                 "Total number of reconciliation errors per controller",
                 ("controller",),
-                registry=registry,
             ),
-            terminal_errors=Counter(
+            terminal_errors=fast.counter(
                 "controller_runtime_terminal_reconcile_errors_total",
                 "Total number of terminal reconciliation errors per controller",
                 ("controller",),
-                registry=registry,
             ),
-            timeouts=Counter(
+            timeouts=fast.counter(
                 "controller_runtime_reconcile_timeouts_total",
                 "Total number of reconciliation timeouts per controller",
                 ("controller",),
-                registry=registry,
             ),
-            reconcile_time=Histogram(
+            reconcile_time=fast.histogram(
                 "controller_runtime_reconcile_time_seconds",
                 "Length of time per reconciliation per controller",
                 ("controller",),
-                buckets=RECONCILE_TIME_BUCKETS,
-                registry=registry,
+                RECONCILE_TIME_BUCKETS,
             ),
-            max_concurrent_reconciles=Gauge(
+            max_concurrent_reconciles=fast.gauge(
                 "controller_runtime_max_concurrent_reconciles",
                 "Maximum number of concurrent reconciles per controller",
                 ("controller",),
-                registry=registry,
             ),
-            active_workers=Gauge(
+            active_workers=fast.gauge(
                 "controller_runtime_active_workers",
                 "Number of currently used workers per controller",
                 ("controller",),
-                registry=registry,
             ),
         )
         _families_by_registry[registry] = families

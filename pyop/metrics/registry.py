@@ -8,12 +8,16 @@ registers anything globally. Process metrics (`process_cpu_seconds_total`, `proc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, PlatformCollector, ProcessCollector
 from prometheus_client.gc_collector import GCCollector
 
 from pyop.metrics.controller import ControllerMetrics
 from pyop.metrics.leader import LeaderElectionMetrics
-from pyop.workqueue import PrometheusMetricsProvider
+
+if TYPE_CHECKING:
+    from pyop.workqueue import PrometheusMetricsProvider
 
 __all__ = ["MetricsRegistry"]
 
@@ -27,7 +31,10 @@ class MetricsRegistry:
             ProcessCollector(registry=self.registry)
             PlatformCollector(registry=self.registry)
             GCCollector(registry=self.registry)
-        self.workqueue_provider = PrometheusMetricsProvider(self.registry)
+        # Imported here: pyop.workqueue's provider uses pyop.metrics.fast, so a module-level import would be a cycle.
+        from pyop.workqueue import PrometheusMetricsProvider
+
+        self.workqueue_provider: PrometheusMetricsProvider = PrometheusMetricsProvider(self.registry)
         self.leader_election = LeaderElectionMetrics(self.registry)
 
     def controller_metrics(self, controller: str, max_concurrent_reconciles: int) -> ControllerMetrics:

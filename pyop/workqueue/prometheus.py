@@ -10,8 +10,9 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry
 
+from pyop.metrics.fast import Family, FastCounter, FastGauge, FastHistogram, families_for
 from pyop.workqueue.metrics import CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric
 
 __all__ = ["LABEL_NAMES", "PrometheusMetricsProvider", "WORKQUEUE_DURATION_BUCKETS"]
@@ -24,13 +25,13 @@ WORKQUEUE_DURATION_BUCKETS = tuple(10.0**exponent for exponent in range(-8, 4))
 
 @dataclass(frozen=True)
 class _Families:
-    depth: Gauge
-    adds: Counter
-    latency: Histogram
-    work_duration: Histogram
-    unfinished_work: Gauge
-    longest_running_processor: Gauge
-    retries: Counter
+    depth: Family[FastGauge]
+    adds: Family[FastCounter]
+    latency: Family[FastHistogram]
+    work_duration: Family[FastHistogram]
+    unfinished_work: Family[FastGauge]
+    longest_running_processor: Family[FastGauge]
+    retries: Family[FastCounter]
 
 
 # One set of families per registry: registering a name twice in a registry is an error, yet several providers
@@ -39,54 +40,39 @@ _families_by_registry: weakref.WeakKeyDictionary[CollectorRegistry, _Families] =
 
 
 def _families_for(registry: CollectorRegistry) -> _Families:
+    """The families, as pyop.metrics.fast's series: a queue updates several per item, from its event loop."""
     families = _families_by_registry.get(registry)
     if families is None:
+        fast = families_for(registry)
         families = _Families(
-            depth=Gauge(
-                "workqueue_depth",
-                "Current depth of workqueue",
-                LABEL_NAMES,
-                registry=registry,
-            ),
-            adds=Counter(
-                "workqueue_adds_total",
-                "Total number of adds handled by workqueue",
-                LABEL_NAMES,
-                registry=registry,
-            ),
-            latency=Histogram(
+            depth=fast.gauge("workqueue_depth", "Current depth of workqueue", LABEL_NAMES),
+            adds=fast.counter("workqueue_adds_total", "Total number of adds handled by workqueue", LABEL_NAMES),
+            latency=fast.histogram(
                 "workqueue_queue_duration_seconds",
                 "How long in seconds an item stays in workqueue before being requested",
                 LABEL_NAMES,
-                buckets=WORKQUEUE_DURATION_BUCKETS,
-                registry=registry,
+                WORKQUEUE_DURATION_BUCKETS,
             ),
-            work_duration=Histogram(
+            work_duration=fast.histogram(
                 "workqueue_work_duration_seconds",
                 "How long in seconds processing an item from workqueue takes.",
                 LABEL_NAMES,
-                buckets=WORKQUEUE_DURATION_BUCKETS,
-                registry=registry,
+                WORKQUEUE_DURATION_BUCKETS,
             ),
-            unfinished_work=Gauge(
+            unfinished_work=fast.gauge(
                 "workqueue_unfinished_work_seconds",
                 "How many seconds of work has been done that is in progress and hasn't been observed "
                 "by work_duration. Large values indicate stuck threads. One can deduce the number of "
                 "stuck threads by observing the rate at which this increases.",
                 LABEL_NAMES,
-                registry=registry,
             ),
-            longest_running_processor=Gauge(
+            longest_running_processor=fast.gauge(
                 "workqueue_longest_running_processor_seconds",
                 "How many seconds has the longest running processor for workqueue been running.",
                 LABEL_NAMES,
-                registry=registry,
             ),
-            retries=Counter(
-                "workqueue_retries_total",
-                "Total number of retries handled by workqueue",
-                LABEL_NAMES,
-                registry=registry,
+            retries=fast.counter(
+                "workqueue_retries_total", "Total number of retries handled by workqueue", LABEL_NAMES
             ),
         )
         _families_by_registry[registry] = families
