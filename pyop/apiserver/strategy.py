@@ -111,7 +111,9 @@ class Strategy(Generic[T]):
         """Clear or set fields the client may not choose on create (a status phase, a computed field)."""
 
     def prepare_for_update(self, obj: T, old: T) -> None:
-        """Keep fields the client may not change on update (``old`` is the stored object)."""
+        """Keep fields the client may not change on update (``old`` is the stored object). Called for updates of
+        the object and of its status alike: do not copy ``status`` or ``spec`` over here, the registry already
+        keeps each out of the other's writes."""
 
     def default(self, obj: T) -> None:
         """Defaults that need code (those that do not belong in the model as field defaults)."""
