@@ -177,3 +177,44 @@ async def test_connections_to_the_server_are_kept_alive(api: Api, backend: Backe
     assert len(proxied) == 20
     # pooled connections, not one handshake per request (the aggregator's own discovery fetches share the pool)
     assert len({seen.peer_port for seen in proxied}) <= 2
+
+
+async def test_a_get_is_sent_again_when_a_pooled_connection_was_closed(server: TestAPIServer, api: Api) -> None:
+    """A server that drops a kept-alive connection when the next request arrives (as after an idle timeout):
+    the proxy sends the GET again on a new connection, as Go's transport does, instead of answering 503."""
+    body = b'{"kind":"FlunderList","apiVersion":"wardle.example.com/v1alpha1","metadata":{},"items":[]}'
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    connections = 0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        served = 0
+        try:
+            while await reader.readuntil(b"\r\n\r\n"):
+                if served == 1:  # the second request on this connection: hang up instead
+                    break
+                writer.write(answer)
+                await writer.drain()
+                served += 1
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        writer.close()
+
+    folder = server.kubeconfig_path.parent / "dropping"
+    folder.mkdir()
+    assert server.certificate is not None
+    context = server.certificate.server_context(folder)  # any certificate: the APIService skips verification
+    listener = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
+    port = listener.sockets[0].getsockname()[1]
+    try:
+        await server.register_api_service(
+            GROUP_VERSION.split("/")[0], "v1alpha1", f"https://127.0.0.1:{port}", insecure_skip_tls_verify=True
+        )
+        for _ in range(3):
+            status, listed = await api.get(FLUNDERS)
+            assert (status, listed["kind"]) == (200, "FlunderList")
+        assert connections >= 3  # availability check, then a new connection each time the old one was dropped
+    finally:
+        listener.close()
+        await listener.wait_closed()

@@ -193,7 +193,9 @@ class Aggregator:
                 index = await answer.json()
         except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
             return None
-        entry = ((index or {}).get("paths") or {}).get(f"apis/{spec.group}/{spec.version}")
+        if not isinstance(index, dict) or not isinstance(index.get("paths") or {}, dict):
+            return None  # not an OpenAPI v3 index
+        entry = (index.get("paths") or {}).get(f"apis/{spec.group}/{spec.version}")
         return dict(entry) if isinstance(entry, dict) and entry.get("serverRelativeURL") else None
 
     # --- OpenAPI v3 ------------------------------------------------------------------------------------
@@ -247,8 +249,8 @@ class Aggregator:
                 if answer.status != 200:
                     return None
                 return discovery.version_from_resource_list(await answer.json(), spec.group, spec.version)
-        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
-            return None
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # unreachable, or not a discovery document: listed as Stale
 
     # --- the test-facing helper -----------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ HOP_BY_HOP = frozenset(
 _IDENTITY = frozenset(h.lower() for h in (*USERNAME_HEADERS, *UID_HEADERS, *GROUP_HEADERS))
 _EXTRA_PREFIXES = tuple(prefix.lower() for prefix in EXTRA_HEADER_PREFIXES)
 _CONSUMED = frozenset({"host", "authorization", "content-length"})
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
 _DISCONNECT_POLL = 0.5  # seconds between checks that the client of a long-running response is still there
 
 
@@ -156,18 +157,25 @@ class Proxy:
     async def forward(self, request: web.BaseRequest, route: Route, user: UserInfo) -> web.StreamResponse:
         url = URL(route.url.rstrip("/") + request.raw_path, encoded=True)
         body = request.content if request.body_exists else None
-        try:
-            upstream = await self.session().request(
-                request.method,
-                url,
-                headers=upstream_headers(request, user),
-                data=body,
-                ssl=route.ssl_context,
-                server_hostname=route.server_name,
-                allow_redirects=False,
-            )
-        except (TimeoutError, aiohttp.ClientError, OSError) as error:
-            return unavailable(f"error trying to reach service: {describe(error, url)}")
+        # Go's transport sends a bodiless idempotent request again when a pooled connection turns out closed.
+        attempts = 2 if body is None and request.method in _IDEMPOTENT else 1
+        for attempt in range(attempts):
+            try:
+                upstream = await self.session().request(
+                    request.method,
+                    url,
+                    headers=upstream_headers(request, user),
+                    data=body,
+                    ssl=route.ssl_context,
+                    server_hostname=route.server_name,
+                    allow_redirects=False,
+                )
+                break
+            except aiohttp.ServerDisconnectedError as error:
+                if attempt + 1 == attempts:
+                    return unavailable(f"error trying to reach service: {describe(error, url)}")
+            except (TimeoutError, aiohttp.ClientError, OSError) as error:
+                return unavailable(f"error trying to reach service: {describe(error, url)}")
         complete = False
         try:
             response, complete = await self._relay(request, upstream)
