@@ -152,3 +152,10 @@ def warning_header(text: str) -> str:
     """One ``Warning`` header value as kube-apiserver writes it: code 299, agent ``-``, quoted text."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
+
+
+def forbidden(resource: str, group: str, name: str, reason: str) -> ApiError:
+    """403 as k8s.io/apimachinery's NewForbidden words it (`pods "x" is forbidden: ...`; without a name yet, as
+    for a generateName create, `pods is forbidden: ...`)."""
+    subject = qualified(resource, group) + (f' "{name}"' if name else "")
+    return ApiError(403, f"{subject} is forbidden: {reason}", name=name, group=group, kind=resource)

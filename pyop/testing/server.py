@@ -43,6 +43,8 @@ from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
+from pyop.testing.admission import kube_admission_plugins
+from pyop.testing.admission.priority import install_priority_classes
 from pyop.testing.faults import FaultInjector
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from pyop.testing.webhooks.dispatch import WebhookDispatcher
@@ -160,12 +162,14 @@ class TestAPIServer(GenericAPIServer):
         self.requests: list[RequestRecord] = []
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
+        self.operations.admission_plugins = kube_admission_plugins()
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
             self.operations.create(
                 namespace_type, "", {"metadata": {"name": name}}, WriteOptions(field_manager="kube-apiserver")
             )
         self.authorization.install_defaults(self.operations)
+        install_priority_classes(self.operations)
         self.aggregator = Aggregator(self.operations)  # kube-aggregator: APIServices proxied to their servers
 
     # --- lifecycle ----------------------------------------------------------------------------------

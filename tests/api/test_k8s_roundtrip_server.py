@@ -104,6 +104,10 @@ def as_created(definition: str, wire: dict[str, Any]) -> dict[str, Any]:
             containers = pod.get(field) or ([{}] if field == "containers" else [])
             pod[field] = [{**c, "name": f"{field[0]}{i}", "image": "busybox"} for i, c in enumerate(containers)]
         pod.pop("ephemeralContainers", None)
+        if definition == "io.k8s.api.core.v1.Pod":
+            # Pod admission refuses a service account that does not exist and a priority its class does not give.
+            for field in ("serviceAccountName", "serviceAccount", "priorityClassName", "priority", "preemptionPolicy"):
+                pod.pop(field, None)
     if definition in SELECTED:
         obj["spec"]["selector"] = {"matchLabels": dict(LABELS)}
     return obj

@@ -127,3 +127,29 @@ def deployment(name: str, replicas: int = 1, containers: list[dict[str, Any]] | 
 
 CM = "/api/v1/namespaces/default/configmaps"
 DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
+
+
+TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+POD_TOLERATIONS = [
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+]
+
+
+def admitted_pod_spec(spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """What kube's Pod admission adds to a spec that names no account, tolerations or priority: the name of the
+    token volume it made (random) and the fields, to compare a created Pod with (tests/testing_server/
+    test_pod_admission.py checks each)."""
+    token = next(v["name"] for v in spec.get("volumes") or [] if v["name"].startswith("kube-api-access-"))
+    fields = {
+        "serviceAccountName": "default",
+        "serviceAccount": "default",
+        "tolerations": POD_TOLERATIONS,
+        "priority": 0,
+        "preemptionPolicy": "PreemptLowerPriority",
+    }
+    return token, fields
+
+
+def token_mount(token: str) -> dict[str, Any]:
+    return {"name": token, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}

@@ -13,7 +13,8 @@ import pytest
 
 from pyop.apiserver.registry.operations import WriteOptions
 from pyop.testing import TestAPIServer
-from testing_server.helpers import DEPLOY, Api
+from pyop.testing.admission.service_account import token_volume
+from testing_server.helpers import DEPLOY, Api, admitted_pod_spec, token_mount
 
 
 @pytest.fixture
@@ -129,10 +130,14 @@ async def test_image_pull_policy_follows_the_tag(api: Api, image: str, policy: s
 async def test_minimal_pod_gets_pod_only_defaults_and_a_qos_class(api: Api) -> None:
     body = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
     created = await api.create_ok(f"{NS}/pods", body)
+    token, admitted = admitted_pod_spec(created["spec"])
+    container = {**defaulted_container("c", "nginx:1.27", "IfNotPresent"), "volumeMounts": [token_mount(token)]}
     assert created["spec"] == {
-        "containers": [defaulted_container("c", "nginx:1.27", "IfNotPresent")],
+        "containers": [container],
         **DEFAULTED_POD_SPEC_FIELDS,
         "enableServiceLinks": True,
+        "volumes": [token_volume(token)],
+        **admitted,
     }
     assert created["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
     assert "generation" not in created["metadata"]  # v1.32: pods have no generation yet
@@ -170,10 +175,12 @@ async def test_probes_ports_env_and_volumes_are_defaulted(api: Api) -> None:
         "failureThreshold": 3,
     }
     assert got["env"][0]["valueFrom"] == {"fieldRef": {"fieldPath": "spec.nodeName", "apiVersion": "v1"}}
+    token, _ = admitted_pod_spec(created["spec"])
     assert created["spec"]["volumes"] == [
         {"name": "scratch", "emptyDir": {}},
         {"name": "conf", "configMap": {"name": "conf", "defaultMode": 420}},
         {"name": "s", "secret": {"defaultMode": 420}},
+        token_volume(token),  # the ServiceAccount admission plugin's
     ]
 
 

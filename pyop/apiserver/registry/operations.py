@@ -42,6 +42,7 @@ from pyop.api.status import (
     qualified,
 )
 from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
+from pyop.apiserver.admission.plugins import CREATE, Attributes, MutatingPlugin, run_mutating
 from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
@@ -175,6 +176,9 @@ class Operations:
         self._formatted_time = ""
         # True while a webhook configuration exists: writes then stop at their admission points.
         self.admission_active = False
+        # Compiled-in admission plugins (kube-apiserver's ServiceAccount, Priority ...), run on every write
+        # right after decoding, before any webhook; a server plugs in its own (`admission.plugins`).
+        self.admission_plugins: tuple[MutatingPlugin, ...] = ()
         # Per-kind strategies, built on first use and rebuilt when a CRD's served type is replaced.
         self._strategies: dict[tuple[str, str], RESTStrategy] = {}
         # Set by the controllers: called after every committed change.
@@ -404,6 +408,11 @@ class Operations:
         admitting = self.admission_active and not strategy.exempt_from_admission
         obj = strategy.decode(obj, options.field_validation, options.warnings, None)
         metadata = obj["metadata"]
+        if self.admission_plugins:
+            attributes = Attributes(
+                CREATE, resource_type, "", namespace, metadata.get("name", ""), None, options.user, options.dry_run
+            )
+            run_mutating(self.admission_plugins, attributes, obj, self.store)
         if admitting:
             # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
             if resource_type.namespaced:

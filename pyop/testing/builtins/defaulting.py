@@ -170,6 +170,12 @@ def pod_spec(spec: Any) -> None:
         spec["restartPolicy"] = "Always"
     spec.setdefault("securityContext", {})
     spec.setdefault("terminationGracePeriodSeconds", DEFAULT_GRACE_PERIOD)
+    # v1's deprecated `serviceAccount`: read when `serviceAccountName` is empty, and always written back as a copy
+    # of it (Convert_v1_PodSpec_To_core_PodSpec and back).
+    if not spec.get("serviceAccountName") and spec.get("serviceAccount"):
+        spec["serviceAccountName"] = spec["serviceAccount"]
+    if spec.get("serviceAccountName"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
     if not spec.get("schedulerName"):
         spec["schedulerName"] = DEFAULT_SCHEDULER
     for container in itertools.chain(

@@ -30,6 +30,7 @@ from pyop.apiserver.storage.store import owner_uids
 from pyop.testing.authorization.rbac import CLUSTER_ROLES
 from pyop.testing.builtins import kinds
 from pyop.testing.controllers.rbac import aggregate_cluster_roles, revoke_service_account_tokens
+from pyop.testing.controllers.service_accounts import ServiceAccountsController
 from pyop.testing.webhooks.config import CONFIGURATION_KEYS
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ class Controllers:
         self._task: asyncio.Task[None] | None = None
         # Called when a webhook configuration is stored or deleted (the dispatcher recompiles them).
         self.on_webhooks_changed: Callable[[], None] | None = None
+        self.service_accounts = ServiceAccountsController(operations)
         operations.on_commit = self.on_commit
 
     def start(self) -> None:
@@ -75,6 +77,9 @@ class Controllers:
             self._enqueue("aggregate", None)
         elif resource_type.storage_key == "serviceaccounts" and event_type == "DELETED":
             revoke_service_account_tokens(self.operations.users, obj)
+            self.service_accounts.account_deleted(obj)
+        elif resource_type.storage_key == "namespaces" and event_type == "ADDED":
+            self.service_accounts.namespace_added(obj)
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return

@@ -1,0 +1,54 @@
+"""Compiled-in admission plugins: the server's own mutating and validating admission, before any webhook.
+
+kube-apiserver runs its admission plugins in a fixed order on every write, the in-tree ones (ServiceAccount,
+DefaultTolerationSeconds, Priority ...) before MutatingAdmissionWebhook. A plugin here is plain synchronous
+code that changes the decoded object in place or refuses it with an `ApiError`; the registry calls each plugin
+that `handles` the request, in order, right after decoding, wherever the write comes from (HTTP, the Python
+API, the server's controllers), as kube's chain sees every request. Webhooks stay the admission chain's
+(`chain.AdmissionChain`), which runs after these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.storage.store import Store
+
+CREATE = "CREATE"
+UPDATE = "UPDATE"
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    """What a plugin is told about the request (k8s.io/apiserver's admission.Attributes, the parts used)."""
+
+    operation: str  # CREATE or UPDATE
+    resource_type: ResourceType
+    subresource: str
+    namespace: str
+    name: str  # empty on a create that generates its name
+    old: dict[str, Any] | None
+    user: UserInfo | None
+    dry_run: bool
+
+
+class MutatingPlugin(Protocol):
+    """One compiled-in plugin; ``admit`` may change ``obj`` in place or raise an ApiError to refuse it."""
+
+    name: str
+
+    def handles(self, attributes: Attributes) -> bool: ...
+
+    def admit(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None: ...
+
+
+def run_mutating(
+    plugins: tuple[MutatingPlugin, ...], attributes: Attributes, obj: dict[str, Any], store: Store
+) -> None:
+    """Every plugin that handles the request, in order."""
+    for plugin in plugins:
+        if plugin.handles(attributes):
+            plugin.admit(attributes, obj, store)
