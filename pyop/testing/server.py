@@ -36,6 +36,8 @@ from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.tls import ServingCertificate
 from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
+from pyop.testing.admission import kube_admission_plugins
+from pyop.testing.admission.priority import install_priority_classes
 from pyop.testing.aggregator import Aggregator
 from pyop.testing.authorization import Authorization
 from pyop.testing.authorization.tokens import token_request
@@ -43,8 +45,6 @@ from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
-from pyop.testing.admission import kube_admission_plugins
-from pyop.testing.admission.priority import install_priority_classes
 from pyop.testing.faults import FaultInjector
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from pyop.testing.webhooks.dispatch import WebhookDispatcher
