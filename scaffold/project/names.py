@@ -14,10 +14,9 @@ import keyword
 import re
 import sys
 
-from pyop.api.validation import dns1123_subdomain_problems
+from pyop.api.validation import dns1035_label_problems, dns1123_subdomain_problems
 from pyop_scaffold.errors import UsageError
 
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _VERSION = re.compile(r"v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?")
 _KIND = re.compile(r"[A-Z][A-Za-z0-9]*")
 _PROJECT_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
@@ -102,7 +101,7 @@ def validate_kind_name(kind: str) -> str:
             f"invalid kind {kind!r}: must be UpperCamelCase, starting with an upper-case letter, "
             "letters and digits only"
         )
-    if len(kind) > 63 or not _DNS1035_LABEL.fullmatch(kind.lower()):
+    if dns1035_label_problems(kind.lower()):
         raise UsageError(f"invalid kind {kind!r}: lower-cased it must be a DNS-1035 label of at most 63 characters")
     return kind
 
@@ -123,7 +122,7 @@ def validate_kind(kind: str) -> str:
 
 
 def validate_plural(plural: str) -> str:
-    if not _DNS1035_LABEL.fullmatch(plural) or len(plural) > 63:
+    if dns1035_label_problems(plural):
         raise UsageError(
             f"invalid plural {plural!r}: must be a lower-case DNS-1035 label "
             "(letters, digits and '-', starting with a letter)"
