@@ -63,7 +63,16 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
     # Whatever the project's modules raise while they are imported, walked or read becomes one located line.
     with imported_project(root, project.package), user_code_errors(root):
         kinds = load_kinds(root, project.package)
-        crds = build_crds(kinds, builder, CRDOptions(generator_version=__version__, max_description_length=max_desc))
+        # The CRDs nothing they are made of changed since the last run are kept as written (`partial`).
+        reusable = inputs is not None and not options.check_samples and options.check_compat is None
+        planner, own_files, kept = _kept_crds(root, kinds, _run_options(options), reusable)
+        skip = frozenset((name.split("/", 1)[0], name.split("/", 1)[1]) for name in kept)
+        crds = build_crds(
+            kinds,
+            builder,
+            CRDOptions(generator_version=__version__, max_description_length=max_desc),
+            skip=skip,
+        )
         roles = build_roles(collect_rbac_markers(root, project.package), namespaced_project=bool(project.namespaced))
         # No webhook markers, no file: a project without webhooks has no config/webhook (and a hand-written
         # manifests.yaml is not pyop's to remove).
@@ -81,25 +90,54 @@ def make_manifests(root: Path, options: ManifestOptions) -> Report:
         notes.append(f"checked {checked} sample(s) against their CRDs: all valid")
 
     changes = ChangeSet(root)
-    for crd in crds:
-        changes.update_file(f"{CRD_DIR}/{crd.file_name}", dump_documents([crd.obj], header))
+    # Every CRD file in file-name order, as a full run writes them; a kept one with the bytes it has.
+    crd_files = {f"{CRD_DIR}/{crd.file_name}": crd for crd in crds}
+    crd_files.update({entry.file: None for entry in kept.values()})
+    for path in sorted(crd_files):
+        crd = crd_files[path]
+        changes.update_file(path, dump_documents([crd.obj], header) if crd is not None else (root / path).read_bytes())
     changes.update_file(ROLE_FILE, dump_documents(roles, header))
     if webhooks:
         changes.update_file(WEBHOOK_FILE, dump_documents(webhooks, header))
     kustomization = changes.read_text(CRD_KUSTOMIZATION)
-    if kustomization is not None and crds:
-        entries = [f"bases/{crd.file_name}" for crd in crds]
+    if kustomization is not None and crd_files:
+        entries = [f"bases/{path.removeprefix(CRD_DIR + '/')}" for path in sorted(crd_files)]
         changes.update_file(
             CRD_KUSTOMIZATION, append_unique(kustomization, "resources", entries, source=CRD_KUSTOMIZATION)
         )
     report = Report(files=changes.apply())
     report.notes.extend(notes)
-    report.next_step = "install the CRDs with: make install" if crds else "add an API with: pyop create api"
+    report.next_step = "install the CRDs with: make install" if crd_files else "add an API with: pyop create api"
     if inputs is None:
         incremental.forget(root)
     else:
-        incremental.write_stamp(root, inputs, [f.path for f in report.files], report.notes, report.next_step)
+        made = {name: (entry.file, entry.files, entry.digest) for name, entry in kept.items()}
+        for crd in crds:
+            name = f"{crd.group}/{crd.kind}"
+            files = planner.made_of(crd.modules)
+            key = planner.key(own_files.get(name, ()), files)
+            if key is not None:
+                made[name] = (f"{CRD_DIR}/{crd.file_name}", files, key)
+        incremental.write_stamp(root, inputs, [f.path for f in report.files], report.notes, report.next_step, crds=made)
     return report
+
+
+def _kept_crds(
+    root: Path, kinds: list[Any], options: Any, reusable: bool
+) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """(the planner of CRD keys, the files of each CRD's kinds by "group/kind", the CRDs kept from the last run)."""
+    from pyop_scaffold.manifests import incremental
+    from pyop_scaffold.manifests.crd.assemble import kinds_by_crd
+    from pyop_scaffold.manifests.partial import Planner, kept_crds
+
+    kind_modules = {kind.cls.__module__: kind.source.replace("\\", "/") for kind in kinds}
+    planner = Planner(root, options, kind_modules)
+    own_files = {
+        f"{group}/{kind}": tuple(sorted({version.source.replace("\\", "/") for version in versions}))
+        for (group, kind), versions in kinds_by_crd(kinds).items()
+    }
+    kept = kept_crds(planner, incremental.read_stamp(root), own_files) if reusable else {}
+    return planner, own_files, kept
 
 
 def _run_options(options: ManifestOptions) -> Any:
@@ -108,7 +146,6 @@ def _run_options(options: ManifestOptions) -> Any:
 
     header = None if options.header_file is None else str(options.header_file)
     return RunOptions(options.check_samples, options.max_description_length, header)
-
 
 
 def schema_builder(project: Any) -> Any:

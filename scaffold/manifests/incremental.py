@@ -12,10 +12,14 @@ The inputs are everything a run reads: PROJECT, every Python file of the project
 options, `PYOP_*` environment variables, pyop's own code and the installed packages (each `sys.path` folder's
 modification time changes when a package is installed or removed). Anything else found (a journal of an
 interrupted command, an unreadable file) means a full run, which is always correct.
+
+The stamp also records, for each CRD, the project files it was made from and their key; a run with something
+to do keeps the CRDs whose key is unchanged (`partial`) and builds the others only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 import sys
@@ -30,9 +34,19 @@ try:  # hashlib's import loads OpenSSL, which costs more than this whole check; 
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import blake2b
 
-__all__ = ["RunOptions", "Stamp", "forget", "input_digest", "read_stamp", "up_to_date", "write_stamp"]
+__all__ = [
+    "RunOptions",
+    "Stamp",
+    "base_digest",
+    "file_digest",
+    "forget",
+    "input_digest",
+    "read_stamp",
+    "up_to_date",
+    "write_stamp",
+]
 
-_FORMAT = 1
+_FORMAT = 2
 _SKIPPED_DIRS = {"__pycache__", "node_modules"}
 
 
@@ -53,6 +67,8 @@ class Stamp:
     outputs: dict[str, str]
     notes: tuple[str, ...]
     next_step: str
+    # Each CRD the run wrote, by "group/kind": (file, the project files it was made from, their key, its digest).
+    crds: dict[str, tuple[str, tuple[str, ...], str, str]] = dataclasses.field(default_factory=dict)
 
     def outputs_unchanged(self, root: Path) -> bool:
         return all(_file_digest(root / path) == digest for path, digest in self.outputs.items())
@@ -61,6 +77,16 @@ class Stamp:
 def input_digest(root: Path, options: RunOptions) -> str | None:
     """The digest of everything a run of `make manifests` in `root` reads; None where that cannot be known
     cheaply (no PROJECT, no package in it, a journal of an interrupted command): then only a full run will do."""
+    return _digest(root, options, frozenset())
+
+
+def base_digest(root: Path, options: RunOptions, kind_modules: frozenset[str]) -> str | None:
+    """The digest of what a run reads but the kinds' own modules (project-relative paths): what every CRD
+    depends on, whichever kinds it is made of (`partial`)."""
+    return _digest(root, options, kind_modules)
+
+
+def _digest(root: Path, options: RunOptions, left_out: frozenset[str]) -> str | None:
     try:
         project = (root / "PROJECT").read_bytes()
     except OSError:
@@ -79,13 +105,14 @@ def input_digest(root: Path, options: RunOptions) -> str | None:
     add(project)
     try:
         for path in _project_sources(root, package.replace(".", "/")):
-            add(path.relative_to(root).as_posix(), _file_digest(path))
+            relative = path.relative_to(root).as_posix()
+            add(relative, "kind module" if relative in left_out else _file_digest(path))
         for path in _header_files(root, project, options.header_file):
             add("header", str(path), _file_digest(path))
         if options.check_samples:
             for path in _tree_files(root / "config" / "samples", suffixes=(".yaml", ".yml", ".json")):
                 add(path.relative_to(root).as_posix(), _file_digest(path))
-        for stamp in _code_stamps():
+        for stamp in _code_stamps(root):
             add(stamp)
     except OSError:
         return None
@@ -106,21 +133,41 @@ def read_stamp(root: Path) -> Stamp | None:
     if path is None:
         return None
     try:
-        form, inputs, outputs, notes, next_step = marshal.loads(path.read_bytes())
+        form, inputs, outputs, notes, next_step, crds = marshal.loads(path.read_bytes())
         if form != _FORMAT:
             return None
-        return Stamp(str(inputs), dict(outputs), tuple(notes), str(next_step))
+        return Stamp(
+            str(inputs),
+            dict(outputs),
+            tuple(notes),
+            str(next_step),
+            {
+                str(key): (str(file), tuple(map(str, files)), str(digest), str(output))
+                for key, (file, files, digest, output) in dict(crds).items()
+            },
+        )
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
 
-def write_stamp(root: Path, inputs: str, outputs: list[str], notes: list[str], next_step: str) -> None:
-    """Record a full run (best effort: without a cache directory every run is a full one)."""
+def write_stamp(
+    root: Path,
+    inputs: str,
+    outputs: list[str],
+    notes: list[str],
+    next_step: str,
+    crds: dict[str, tuple[str, tuple[str, ...], str]] | None = None,
+) -> None:
+    """Record a run (best effort: without a cache directory every run is a full one); `crds` maps each CRD's
+    "group/kind" to (its file, the project files it was made from, their key)."""
     path = _stamp_path(root)
     if path is None:
         return
     digests = {output: _file_digest(root / output) for output in outputs}
-    body = (_FORMAT, inputs, digests, tuple(notes), next_step)  # marshal: no json (and re) to import
+    made = {
+        key: (file, files, digest, _file_digest(root / file)) for key, (file, files, digest) in (crds or {}).items()
+    }
+    body = (_FORMAT, inputs, digests, tuple(notes), next_step, made)  # marshal: no json (and re) to import
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         temporary.write_bytes(marshal.dumps(body))
@@ -147,6 +194,11 @@ def _stamp_path(root: Path) -> Path | None:
         return None
     key = blake2b(str(root.resolve()).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return folder / f"{key}.stamp"
+
+
+def file_digest(path: Path) -> str:
+    """The content digest of a file, or "missing"."""
+    return _file_digest(path)
 
 
 def _file_digest(path: Path) -> str:
@@ -191,15 +243,20 @@ def _top_level_value(text: bytes, key: bytes, *, indented: bool) -> str | None:
     return None
 
 
-def _code_stamps() -> Iterator[tuple[str, int, int]]:
-    """pyop's own code (an upgrade or an edit of a checkout) and the installed packages, by stat alone."""
+def _code_stamps(root: Path) -> Iterator[tuple[str, int, int]]:
+    """pyop's own code (an upgrade or an edit of a checkout) and the installed packages, by stat alone (the
+    project itself, on `sys.path` while it is imported, is read file by file instead: a run changes its
+    folder's modification time)."""
     scaffold = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     runtime_api = _runtime_api_folder()
     for folder in [scaffold, runtime_api] if runtime_api else [scaffold]:
         # The generated built-in models (pyop/api/k8s) change only with pyop's version; the folder's own
         # modification time stands for them.
         yield from _python_file_stamps(folder, skipped=frozenset({"k8s"}))
+    project = os.path.realpath(root)
     for entry in sys.path:
+        if os.path.realpath(entry or ".") == project:
+            continue
         try:
             info = os.stat(entry or ".")
         except OSError:

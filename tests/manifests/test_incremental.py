@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from manifests.manifests_helpers import PACKAGE, project, snapshot
@@ -218,3 +219,169 @@ def test_bad_options_still_get_the_full_clis_error(tmp_path: Path) -> None:
     bad = _cli(root, "--max-desc-len", "-3", env=env)
     assert bad.returncode == 2 and "--max-desc-len" in bad.stderr and "greater than or equal to 0" in bad.stderr
     assert _cli(root, "--no-such-flag", env=env).returncode == 2
+
+
+# Three kinds whose CRDs depend on each other's modules in the ways a project's do: Harbor reads a constant of
+# Ship's module, Crane embeds a model defined in Ship's module, Harbor and Crane share a model of a module that
+# defines no kind.
+SHIP_MODULE = """
+MAX_CREW = 60
+
+
+class Hook(KubeModel):
+    # +kubebuilder:validation:Maximum=10
+    tons: int = 1
+
+
+class ShipSpec(KubeModel):
+    # +kubebuilder:validation:Minimum=1
+    crew: int = 9
+    name: str = ""
+
+
+class Ship(Resource, group_version=GROUP_VERSION):
+    \"\"\"A ship.\"\"\"
+
+    spec: ShipSpec = Field(default_factory=ShipSpec)
+"""
+COMMON_MODULE = """#!raw
+from pyop.api import KubeModel
+
+
+class Dock(KubeModel):
+    # +kubebuilder:validation:MaxLength=20
+    label: str = ""
+"""
+HARBOR_MODULE = """
+from .common import Dock
+from .ship_types import MAX_CREW
+
+
+class HarborSpec(KubeModel):
+    berths: int = Field(default=3, le=MAX_CREW)
+    dock: Dock | None = None
+
+
+class Harbor(Resource, group_version=GROUP_VERSION):
+    \"\"\"A harbor.\"\"\"
+
+    spec: HarborSpec = Field(default_factory=HarborSpec)
+"""
+CRANE_MODULE = """
+from .common import Dock
+from .ship_types import Hook
+
+
+class CraneSpec(KubeModel):
+    hook: Hook | None = None
+    dock: Dock | None = None
+    # +kubebuilder:validation:Minimum=0
+    reach: int = 5
+
+
+class Crane(Resource, group_version=GROUP_VERSION):
+    \"\"\"A crane.\"\"\"
+
+    spec: CraneSpec = Field(default_factory=CraneSpec)
+"""
+
+
+def _fleet(root: Path) -> Path:
+    return project(
+        root,
+        {
+            "v1/ship_types.py": SHIP_MODULE,
+            "v1/common.py": COMMON_MODULE,
+            "v1/harbor_types.py": HARBOR_MODULE,
+            "v1/crane_types.py": CRANE_MODULE,
+        },
+    )
+
+
+def _replace_number(path: Path, prefix: str, rng: random.Random, low: int = 1, high: int = 99) -> None:
+    text = path.read_text()
+    old = text.split(prefix, 1)[1].split("\n", 1)[0].split(")", 1)[0].split(",", 1)[0]
+    path.write_text(text.replace(f"{prefix}{old}", f"{prefix}{rng.randint(low, high)}", 1))
+
+
+def _v1(root: Path, name: str) -> Path:
+    return root / PACKAGE / "api" / "v1" / name
+
+
+FLEET_EDITS: list[Callable[[Path, random.Random], None]] = [
+    lambda root, rng: _replace_number(_v1(root, "ship_types.py"), "MAX_CREW = ", rng, 50, 99),
+    lambda root, rng: _replace_number(_v1(root, "ship_types.py"), "Maximum=", rng),
+    lambda root, rng: _replace_number(_v1(root, "ship_types.py"), "Minimum=", rng, 0, 9),
+    lambda root, rng: _replace_number(_v1(root, "common.py"), "MaxLength=", rng),
+    lambda root, rng: _replace_number(_v1(root, "harbor_types.py"), "default=", rng, 1, 49),
+    lambda root, rng: _replace_number(_v1(root, "crane_types.py"), "reach: int = ", rng),
+    _delete_output,
+    _edit_output,
+    _touch_everything,
+]
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_random_edits_of_interdependent_kinds_give_what_a_full_run_gives(tmp_path: Path, seed: int) -> None:
+    """Kinds are rebuilt only where something they are made of changed, and the result is a full run's."""
+    rng = random.Random(seed)
+    root = _fleet(tmp_path / "p")
+    make_manifests(root, ManifestOptions())
+    for step in range(10):
+        edit = rng.choice(FLEET_EDITS)
+        edit(root, rng)
+        if incremental.up_to_date(root, RunOptions()) is None:
+            make_manifests(root, ManifestOptions())
+        fresh = tmp_path / f"fresh{step}"
+        shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("config", "__pycache__"))
+        make_manifests(fresh, ManifestOptions())
+        assert _config(root) == _config(fresh), f"after {FLEET_EDITS.index(edit)} (step {step}, seed {seed})"
+
+
+def _built_kinds(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from pyop_scaffold.manifests.crd import assemble
+
+    built: list[str] = []
+    original = assemble._build_crd
+
+    def spy(group: str, versions: list[Any], *args: Any) -> Any:
+        built.append(versions[0].info.kind)
+        return original(group, versions, *args)
+
+    monkeypatch.setattr(assemble, "_build_crd", spy)
+    make_manifests(root, ManifestOptions())
+    monkeypatch.setattr(assemble, "_build_crd", original)
+    return sorted(built)
+
+
+def test_a_change_to_one_kind_rebuilds_what_is_made_of_it_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _fleet(tmp_path / "p")
+    assert _built_kinds(root, monkeypatch) == ["Crane", "Harbor", "Ship"]
+    crane = _v1(root, "crane_types.py")
+    crane.write_text(crane.read_text().replace("reach: int = 5", "reach: int = 6"))
+    assert _built_kinds(root, monkeypatch) == ["Crane"]
+    ship = _v1(root, "ship_types.py")
+    ship.write_text(ship.read_text().replace("crew: int = 9", "crew: int = 8"))  # Crane's Hook and Harbor's bound
+    assert _built_kinds(root, monkeypatch) == ["Crane", "Harbor", "Ship"]
+    common = _v1(root, "common.py")
+    common.write_text(common.read_text().replace("MaxLength=20", "MaxLength=21"))  # no kind's: every CRD
+    assert _built_kinds(root, monkeypatch) == ["Crane", "Harbor", "Ship"]
+    assert _built_kinds(root, monkeypatch) == []  # nothing changed (the command line's shortcut answers earlier)
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("config", "__pycache__"))
+    make_manifests(fresh, ManifestOptions())
+    assert _config(root) == _config(fresh)
+
+
+def test_check_and_check_compat_build_every_crd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _fleet(tmp_path / "p")
+    make_manifests(root, ManifestOptions())
+    from pyop_scaffold.manifests.crd import assemble
+
+    built: list[str] = []
+    original = assemble._build_crd
+    monkeypatch.setattr(
+        assemble, "_build_crd", lambda group, versions, *a: built.append(group) or original(group, versions, *a)
+    )
+    make_manifests(root, ManifestOptions(check_samples=True))
+    assert len(built) == 3

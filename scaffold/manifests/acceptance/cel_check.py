@@ -187,7 +187,7 @@ class _Checker:
             elif name == "@keys":
                 current = current.key
             else:
-                current = current.fields.get(name) if current.kind == "object" else None
+                current = current.field(name) if current.kind == "object" else None
         return current
 
     def _size(self, value: _Value) -> Size:
@@ -265,7 +265,7 @@ class _Checker:
         presence = node[0] == "has"
         path = None if operand.path is None else (*operand.path, name)
         if target.kind == "object":
-            found = target.fields.get(name)
+            found = target.field(name)
             if found is None:
                 self._error(node[3], node[4], f"undefined field '{name}'")
                 result = UNKNOWN

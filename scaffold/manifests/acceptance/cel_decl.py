@@ -12,7 +12,7 @@ dotted terms (``spec.items``, ``spec.items[*].name``), so that an over-budget ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 MAX_REQUEST_SIZE_BYTES: Final = 3 * 1024 * 1024
@@ -34,11 +34,29 @@ class CelType:
     kind: str
     elem: CelType | None = None  # a list's items, a map's values
     key: CelType | None = None  # a map's keys
-    fields: dict[str, CelType] = field(default_factory=dict)  # an object's CEL-visible fields
     max_elements: int = 0
     min_size: int = 1
     unbounded: tuple[str, str] | None = None  # (keyword, schema place) that would bound max_elements
     schema_place: str = ""  # the dotted place of the schema node (for hints)
+    # An object's CEL-visible field schemas by CEL name; each field's type is built on first use: a rule reads a
+    # few fields of a node whose subtree may be thousands of nodes (a PodTemplateSpec).
+    field_schemas: dict[str, tuple[Any, str]] | None = None
+    _fields: dict[str, CelType | None] | None = None
+
+    def field(self, name: str) -> CelType | None:
+        """The type of the CEL-visible field `name` (an escaped property name), None when there is none."""
+        if self.field_schemas is None:
+            return None
+        if self._fields is None:
+            self._fields = {}
+        if name not in self._fields:
+            found = self.field_schemas.get(name)
+            self._fields[name] = None
+            if found is not None:
+                prop, place = found
+                embedded = isinstance(prop, dict) and bool(prop.get("x-kubernetes-embedded-resource"))
+                self._fields[name] = decl_type(prop, embedded, place)
+        return self._fields[name]
 
     def name(self) -> str | None:
         """cel-go's name of the type, or None where the name is not certain (objects carry generated names)."""
@@ -145,19 +163,24 @@ def _object_type(schema: dict[str, Any], resource_root: bool, place: str) -> Cel
             "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}},
         }
     required = set(schema.get("required") or ())
-    fields: dict[str, CelType] = {}
     min_size = 2
+    for name in properties:
+        prop = properties[name]
+        if name in required and isinstance(prop, dict) and prop.get("default") is None:
+            field_type = decl_type(prop, bool(prop.get("x-kubernetes-embedded-resource")), _child_place(place, name))
+            if field_type is not None:
+                min_size += len(name) + field_type.min_size + 4
+
+    field_schemas: dict[str, tuple[Any, str]] = {}
     for name, prop in properties.items():
-        child = f"{place}.{name}" if place else name
-        field_type = decl_type(prop, isinstance(prop, dict) and bool(prop.get("x-kubernetes-embedded-resource")), child)
-        if field_type is None:
-            continue
         escaped = escape_property(name)
         if escaped is not None:
-            fields[escaped] = field_type
-        if name in required and isinstance(prop, dict) and prop.get("default") is None:
-            min_size += len(name) + field_type.min_size + 4
-    return CelType("object", fields=fields, min_size=min_size, schema_place=place)
+            field_schemas[escaped] = (prop, _child_place(place, name))
+    return CelType("object", min_size=min_size, schema_place=place, field_schemas=field_schemas)
+
+
+def _child_place(place: str, name: str) -> str:
+    return f"{place}.{name}" if place else name
 
 
 def _has_type_and_object_meta(properties: dict[str, Any]) -> bool:

@@ -475,6 +475,8 @@ def rule_errors(
         if memo is None:
             visit(node, path, where)
             return
+        if not memo.has_rules(node):
+            return  # no rule at or below: nothing to find, nothing to cost
         context: Any = (where.uncorrelatable is not None, where.is_root, where.cardinality)
         if ledger is not None:  # recorded costs carry hints naming places: replayed only where they were made
             context = (*context, where.place, where.unbounded)

@@ -33,6 +33,8 @@ _SCHEMA_LISTS: Final = frozenset({"allOf", "anyOf", "oneOf"})
 # the process. Both are dropped together when the table grows past the bound (the integers are reused then).
 _INTERNED: dict[tuple[Any, ...], int] = {}
 _CLEAN: set[tuple[str, int, Hashable]] = set()
+# Keys of the nodes with an x-kubernetes-validations rule at or below them: the rule walks skip the others.
+_RULED: set[int] = set()
 _MAX_INTERNED: Final = 1 << 19
 
 
@@ -46,6 +48,7 @@ class SchemaMemo:
         if len(_INTERNED) > _MAX_INTERNED:
             _INTERNED.clear()
             _CLEAN.clear()
+            _RULED.clear()
         self._keys: dict[int, int] = {}
         if type(root) is dict:
             _schema_key(root, self._keys)
@@ -54,6 +57,11 @@ class SchemaMemo:
         """Whether `family` found no error in a subtree like `node`'s, in the same context."""
         key = self._keys.get(id(node))
         return key is not None and (family, key, context) in _CLEAN
+
+    def has_rules(self, node: Any) -> bool:
+        """Whether `node` or a schema below it has x-kubernetes-validations (True for a node not known here)."""
+        key = self._keys.get(id(node))
+        return key is None or key in _RULED
 
     def key_of(self, node: Any) -> int | None:
         """The interned content key of `node` (None for a node of no schema this memo was built for)."""
@@ -89,6 +97,7 @@ def _schema_key(node: dict[Any, Any], keys: dict[int, int]) -> int:
     """
     parts: list[Hashable] = []
     append = parts.append
+    ruled = False
     for name, value in node.items():
         append(name if type(name) is str else _value_key(name))
         kind = type(value)
@@ -99,20 +108,30 @@ def _schema_key(node: dict[Any, Any], keys: dict[int, int]) -> int:
                 entries: list[Hashable] = ["map"]
                 for sub, item in value.items():
                     entries.append(sub if type(sub) is str else _value_key(sub))
-                    entries.append(_child_key(item, keys))
+                    child = _child_key(item, keys)
+                    ruled = ruled or child in _RULED
+                    entries.append(child)
                 append(tuple(entries))
             elif name in _SCHEMA_ONE_OR_LIST:
-                append(_schema_key(value, keys))
+                child = _schema_key(value, keys)
+                ruled = ruled or child in _RULED
+                append(child)
             else:
                 append(_value_key(value))
         elif kind is list and (name in _SCHEMA_LISTS or name in _SCHEMA_ONE_OR_LIST):
-            append(("schemas", *[_child_key(item, keys) for item in value]))
+            children = [_child_key(item, keys) for item in value]
+            ruled = ruled or any(child in _RULED for child in children)
+            append(("schemas", *children))
         else:
+            if name == "x-kubernetes-validations":
+                ruled = True
             append(_value_key(value))
     content = tuple(parts)
     key = _INTERNED.get(content)
     if key is None:
         key = _INTERNED[content] = len(_INTERNED)
+    if ruled:
+        _RULED.add(key)
     keys[id(node)] = key
     return key
 

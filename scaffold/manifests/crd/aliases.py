@@ -13,6 +13,7 @@ An alias with markers written anywhere else is refused, never dropped.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import typing
 from dataclasses import dataclass
@@ -55,16 +56,18 @@ class AliasUse:
     position: Position
 
 
-def alias_use(written: str) -> tuple[AliasUse | None, set[str]]:
+@functools.lru_cache(maxsize=4096)
+def alias_use(written: str) -> tuple[AliasUse | None, frozenset[str]]:
     """Where `written` (a field annotation's source) uses a name as the field's type or its list's items, and
-    every other name the annotation mentions (an alias among those is in a place pyop cannot apply it)."""
+    every other name the annotation mentions (an alias among those is in a place pyop cannot apply it).
+    Remembered by text: a project writes the same few annotations (`int`, `str | None`) on most fields."""
     try:
         node = ast.parse(written, mode="eval").body
     except SyntaxError:
-        return None, set()
+        return None, frozenset()
     mentioned = {ast.unparse(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
     use = _use(node)
-    return use, mentioned - ({use.name} if use else set())
+    return use, frozenset(mentioned - ({use.name} if use else set()))
 
 
 def _use(node: ast.expr) -> AliasUse | None:

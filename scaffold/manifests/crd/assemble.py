@@ -32,6 +32,9 @@ class GeneratedCRD:
     group: str
     plural: str
     obj: dict[str, Any]
+    kind: str = ""
+    # The modules of every class and alias the CRD was built from (its kinds' included).
+    modules: frozenset[str] = frozenset()
 
     @property
     def file_name(self) -> str:
@@ -44,13 +47,32 @@ class CRDOptions:
     max_description_length: int | None = None
 
 
-def build_crds(kinds: list[KindVersion], builder: SchemaBuilder, options: CRDOptions) -> list[GeneratedCRD]:
-    """Group kind versions by (group, kind) and build one CRD for each, sorted by file name."""
+def kinds_by_crd(kinds: list[KindVersion]) -> dict[tuple[str, str], list[KindVersion]]:
+    """The kind versions of each CRD, by (group, kind), in the order they were found."""
     by_kind: dict[tuple[str, str], list[KindVersion]] = defaultdict(list)
     for kind in kinds:
         by_kind[(kind.info.group, kind.info.kind)].append(kind)
-    crds = [_build_crd(group, versions, builder, options) for (group, _), versions in by_kind.items()]
-    return sorted((crd for crd in crds if crd is not None), key=lambda crd: crd.file_name)
+    return by_kind
+
+
+def build_crds(
+    kinds: list[KindVersion],
+    builder: SchemaBuilder,
+    options: CRDOptions,
+    skip: frozenset[tuple[str, str]] = frozenset(),
+) -> list[GeneratedCRD]:
+    """Group kind versions by (group, kind) and build one CRD for each (but those in `skip`), sorted by file
+    name."""
+    crds = []
+    for (group, kind), versions in kinds_by_crd(kinds).items():
+        if (group, kind) in skip:
+            continue
+        with builder.recording() as modules:
+            crd = _build_crd(group, versions, builder, options)
+        if crd is not None:
+            own = {version.cls.__module__ for version in versions}
+            crds.append(GeneratedCRD(crd.group, crd.plural, crd.obj, kind, frozenset(modules | own)))
+    return sorted(crds, key=lambda crd: crd.file_name)
 
 
 def _build_crd(

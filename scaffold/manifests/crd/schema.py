@@ -12,6 +12,7 @@ registry definition apply itself, in controller-tools' priority order.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import enum
@@ -23,7 +24,7 @@ import re
 import types
 import typing
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, PydanticUndefinedAnnotation, ValidationError
@@ -85,6 +86,20 @@ class SchemaBuilder:
         # Cache key of a named class or alias -> the keywords its own type markers set. A field marker may
         # differ from those (kept under allOf, as controller-gen does); keywords of the Python type it may not.
         self._marker_keys: dict[Any, frozenset[str]] = {}
+        # The modules whose classes and aliases went into each cached schema, and the sets of the builds under
+        # way: what a CRD was made from (`recording`), so that a later run can tell it would come out the same.
+        self._modules: dict[Any, frozenset[str]] = {}
+        self._recording: list[set[str]] = []
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """The names of the modules of every class and alias the schemas built inside the block come from."""
+        modules: set[str] = set()
+        self._recording.append(modules)
+        try:
+            yield modules
+        finally:
+            self._recording.pop()
 
     # -- classes --------------------------------------------------------------------------------------------------
 
@@ -97,17 +112,26 @@ class SchemaBuilder:
         if key is None:
             key = cls if isinstance(cls, type) else id(cls)
         frozen = self._cache.get(key)
+        module = cls.__module__ if isinstance(cls, type) else getattr(cls, "module", None)
         if frozen is None:
             if any(entry is cls for entry in self._stack):
                 chain = " -> ".join(type_name(c) for c in [*self._stack, cls])
                 raise SchemaError(f"model {cls.__name__} refers to itself ({chain}); structural schemas are finite")
             self._stack.append(cls)
+            modules: set[str] = {module} if isinstance(module, str) else set()
+            self._recording.append(modules)
             try:
                 schema = build(cls)
             finally:
                 self._stack.pop()
+                self._recording.pop()
+            self._modules[key] = frozenset(modules)
             self._cache[key] = _freeze(schema)
+            if self._recording:
+                self._recording[-1].update(modules)
             return schema
+        if self._recording:
+            self._recording[-1].update(self._modules.get(key, ()))
         return _thaw(frozen)
 
     def _alias_schema(self, alias: NamedAlias) -> Schema:
@@ -143,9 +167,13 @@ class SchemaBuilder:
         inherited: frozenset[str] = frozenset(),
     ) -> None:
         """Apply a named type's markers, remembering which keywords they set (see `_marker_keys`)."""
-        before = {name: to_json(value) for name, value in schema.items()}
-        apply_markers(schema, schema_markers(docs, Target.TYPE), where, spellings, inherited=inherited)
-        changed = {name for name, value in schema.items() if before.get(name, _NO_DEFAULT) != to_json(value)}
+        markers = schema_markers(docs, Target.TYPE)
+        changed: set[str] = set()
+        if markers:  # (a model's schema holds its whole subtree: compared only when something may change it)
+            before = _marker_view(schema)
+            apply_markers(schema, markers, where, spellings, inherited=inherited)
+            after = _marker_view(schema)
+            changed = {name for name in after if before.get(name, _NO_DEFAULT) != after[name]}
         self._marker_keys[key] = frozenset((inherited & schema.keys()) | changed) - {"description"}
 
     def index_aliases(self, cls: type) -> None:
@@ -697,3 +725,17 @@ def _is_required(info: FieldInfo, docs: DocBlock, required_by_default: bool) -> 
     if not info.is_required():
         return False
     return required_by_default
+
+
+def _marker_view(value: Any) -> Any:  # noqa: ANN401 - any JSON-able value
+    """What a type marker can change in a keyword's value, comparable: its JSON, except that a `properties`
+    mapping (the subtree of a model, by far the largest part) stands for itself. No marker edits properties in
+    place (they read them, or drop the keyword), so its identity tells whether it changed."""
+    if isinstance(value, dict):
+        return {
+            str(key): (("properties", id(item)) if key == "properties" else _marker_view(item))
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_marker_view(item) for item in value]
+    return to_json(value)
