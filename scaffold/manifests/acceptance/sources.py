@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pyop.schema.errors import FieldError
+from pyop_scaffold.manifests.acceptance.cel_budget import BudgetError
 from pyop_scaffold.manifests.errors import SourceLocation
 from pyop_scaffold.manifests.markers.comments import DISPLAY_ROOT, EMPTY, DocBlock, read_module_docs
 
@@ -89,7 +90,7 @@ def located_problems(
     with _display_root(root):
         return [
             f'{locate(error.field, versions, root)}: The CustomResourceDefinition "{name}" is invalid: {error}'
-            + (f"; bound it: {error.hint}" if getattr(error, "hint", "") else "")
+            + (f"; bound it: {error.hint}" if isinstance(error, BudgetError) and error.hint else "")
             for error in errors
         ]
 
