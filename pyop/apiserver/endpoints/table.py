@@ -28,20 +28,9 @@ from aiohttp import web
 
 from pyop.api.status import bad_request
 from pyop.apiserver.endpoints.jsonpath import find_results
+from pyop.apiserver.endpoints.printing import AGE, NAME, Column, Row, default_row, human_duration, parse_time
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.testing.builtins.printers import (
-    AGE,
-    BUILTIN_PRINTERS,
-    CREATED_AT,
-    NAME,
-    Column,
-    Row,
-    created_at_row,
-    default_row,
-    human_duration,
-    parse_time,
-)
 
 INCLUDE_OBJECT = ("Metadata", "None", "Object")
 
@@ -129,9 +118,11 @@ def to_table(
     now: datetime,
     *,
     mode: str = "Metadata",
+    kind_printer: tuple[list[Column], Row] | None = None,
 ) -> dict[str, Any]:
     """A get's object or a list as a meta.k8s.io/v1 Table (a custom resource's columns: its type's
-    ``printer_columns``, the served version's additionalPrinterColumns)."""
+    ``printer_columns``, the served version's additionalPrinterColumns; any other kind's: ``kind_printer``, its
+    strategy's, else Name and Age)."""
     is_list = isinstance(result.get("items"), list)
     objects: list[dict[str, Any]] = result["items"] if is_list else [result]
     if resource_type.custom:
@@ -151,10 +142,8 @@ def to_table(
             return [obj["metadata"]["name"], *(crd_cell(column, obj, now) for column in printer)]
 
         row: Row = row_of
-    elif resource_type.kind == "CustomResourceDefinition":
-        columns, row = [NAME, CREATED_AT], created_at_row
     else:
-        columns, row = BUILTIN_PRINTERS.get((resource_type.group, resource_type.kind), ([NAME, AGE], default_row))
+        columns, row = kind_printer or ([NAME, AGE], default_row)
     rows = []
     for obj in objects:
         entry: dict[str, Any] = {"cells": row(obj, now)}
@@ -189,7 +178,8 @@ def as_table(
     mode = include_object(request.query)
     resource_type = operations.resources.lookup(target.group, target.version, target.plural)
     assert isinstance(response.body, bytes)
-    table = to_table(json.loads(response.body), resource_type, operations.clock(), mode=mode)
+    printer = operations.strategy(resource_type).printer
+    table = to_table(json.loads(response.body), resource_type, operations.clock(), mode=mode, kind_printer=printer)
     converted = web.Response(body=dumps(table), content_type="application/json")
     for value in response.headers.getall("Warning", []):
         converted.headers.add("Warning", value)
@@ -204,8 +194,9 @@ def watch_converter(
     if not wants_table(request.headers.get("Accept", "")):
         return None
     mode = include_object(request.query)
+    printer = operations.strategy(resource_type).printer
 
     def convert(obj: dict[str, Any]) -> dict[str, Any]:
-        return to_table(obj, resource_type, operations.clock(), mode=mode)
+        return to_table(obj, resource_type, operations.clock(), mode=mode, kind_printer=printer)
 
     return convert

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
 from pyop.api.status import ApiError, StatusCause
+from pyop.apiserver.endpoints.printing import Column, Row
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 
@@ -63,6 +64,7 @@ class RESTStrategy(Protocol):
 
     resource_type: ResourceType
     generation: Generation | None
+    printer: tuple[list[Column], Row] | None
     exempt_from_admission: bool
     supports_strategic_merge: bool
     name_rule: NameRule
@@ -98,6 +100,7 @@ class Strategy:
     """A kind with no behaviour of its own: no generation, stored as sent, validated by nobody but the registry."""
 
     generation: Generation | None = None
+    printer: tuple[list[Column], Row] | None = None  # Table output: the kind's columns and row (None: Name, Age)
     exempt_from_admission = False  # never sent to admission webhooks (their own configurations)
     supports_strategic_merge = True  # custom resources have no patch merge keys: kube answers 415
     name_rule: NameRule = "dns-subdomain"

@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from pyop.api.status import StatusCause
+from pyop.apiserver.endpoints.printing import CREATED_AT, NAME, created_at_row
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy
 from pyop.testing.builtins import defaulting, kinds
+from pyop.testing.builtins.printers import BUILTIN_PRINTERS
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.builtins.validation import validate_object
 from pyop.testing.webhooks import config as webhook_config
@@ -28,6 +30,7 @@ class BuiltinKindStrategy(Strategy):
         super().__init__(resource_type)
         self.builtin = builtin
         self.generation = builtin.generation_rule(resource_type)
+        self.printer = BUILTIN_PRINTERS.get((resource_type.group, resource_type.kind))
 
     def decode(
         self, obj: dict[str, Any], field_validation: str, warnings: list[str], old: dict[str, Any] | None
@@ -133,6 +136,10 @@ class WebhookConfigurationStrategy(BuiltinKindStrategy):
 
 
 class CustomResourceDefinitionStrategy(BuiltinKindStrategy):
+    def __init__(self, resource_type: ResourceType, builtin: BuiltinStrategy) -> None:
+        super().__init__(resource_type, builtin)
+        self.printer = ([NAME, CREATED_AT], created_at_row)  # kube-apiserver's DefaultTableConvertor
+
     def prepare_for_create(self, obj: dict[str, Any], ctx: RegistryContext) -> None:
         kinds.validate_crd(obj)
         obj["status"] = kinds.crd_status(obj, None, ctx.now())
