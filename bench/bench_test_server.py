@@ -8,7 +8,8 @@ so every write is pruned, defaulted and validated).
    patches of spec, merge patches of `/status`, and two rounds of server-side apply of the whole object by a
    second field manager (the first forced: it takes the fields over from the creator; the second re-applies
    with a new value, so ownership, removal and conflict checks all run), sent by `--concurrency` workers on
-   kept-alive connections.
+   kept-alive connections. Per write kind: the rate, the server's CPU seconds, request latency (p50, p99, max)
+   and the server's garbage-collection pauses (the longest, how many took over 20 ms, full collections).
    The client is bare aiohttp with pre-encoded bodies so that it costs as little as possible; still, on a small
    machine client and server share the CPU, so the server's own CPU seconds are printed too and "server CPU"
    is the rate the server could sustain if the client cost nothing.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import subprocess
 import sys
@@ -122,9 +124,37 @@ def in_process_rates(server: Any, count: int) -> dict[str, float]:
     return rates
 
 
+class Pauses:
+    """The server's garbage-collection pauses (gc.callbacks): the longest, and how many exceeded 20 ms, since the
+    last `take`."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self.over_20ms = 0
+        self.full = 0
+        self._began = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        pause = time.perf_counter() - self._began
+        self.longest = max(self.longest, pause)
+        self.over_20ms += pause > 0.020
+        self.full += info["generation"] == 2
+
+    def take(self) -> str:
+        text = f"{self.longest * 1000:.1f} {self.over_20ms} {self.full}"
+        self.longest, self.over_20ms, self.full = 0.0, 0, 0
+        return text
+
+
 async def serve() -> None:
     from pyop.apiserver.registry.operations import MERGE_PATCH, WriteOptions
     from pyop.testing import TestAPIServer
+
+    pauses = Pauses()
 
     async with TestAPIServer(history_limit=200_000, bookmark_interval=5.0, tls=False) as server:
         server.add_crd(CRD)
@@ -142,7 +172,7 @@ async def serve() -> None:
             if not command or command[0] == "quit":
                 return
             if command[0] == "cpu":
-                print(f"cpu {time.process_time():.6f}", flush=True)
+                print(f"cpu {time.process_time():.6f} {pauses.take()}", flush=True)
             elif command[0] == "inproc":
                 print("inproc " + json.dumps(in_process_rates(server, int(command[1]))), flush=True)
             elif command[0] == "update":
@@ -193,8 +223,10 @@ class Child:
         self.send(command)
         return (await self.reply())[1]
 
-    async def cpu(self) -> float:
-        return float(await self.ask("cpu"))
+    async def cpu(self) -> tuple[float, str]:
+        """The server's CPU seconds so far, and its GC pauses since the last call (longest ms, over 20 ms, full)."""
+        seconds, longest, over, full = (await self.ask("cpu")).split()
+        return float(seconds), f"GC: longest pause {longest} ms, {over} over 20 ms, {full} full collections"
 
     def stop(self) -> None:
         if self.process.stdin is not None and self.process.poll() is None:
@@ -212,18 +244,26 @@ async def run_writes(
 ) -> None:
     """`count` requests, item i by worker i % concurrency; prints wall-clock and server-CPU rates."""
 
+    latencies: list[float] = []
+
     async def worker(first: int) -> None:
         for i in range(first, count, concurrency):
+            sent = time.perf_counter()
             await request(i)
+            latencies.append(time.perf_counter() - sent)
 
-    cpu_before = await child.cpu()
+    cpu_before, _ = await child.cpu()
     began = time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(concurrency)))
     elapsed = time.perf_counter() - began
-    server_cpu = await child.cpu() - cpu_before
+    cpu_after, pauses = await child.cpu()
+    server_cpu = cpu_after - cpu_before
+    latencies.sort()
+    p50, p99 = latencies[len(latencies) // 2], latencies[min(len(latencies) - 1, len(latencies) * 99 // 100)]
     print(
         f"http {label}: {count} in {elapsed:.3f} s = {count / elapsed:,.0f} writes/s "
-        f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second)"
+        f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second); "
+        f"latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms; {pauses}"
     )
 
 

@@ -110,6 +110,11 @@ async def read_json(request: web.BaseRequest) -> Any:
 
 async def read_yaml(request: web.BaseRequest) -> Any:
     raw = await request.read()
+    if raw.lstrip()[:1] == b"{":  # JSON, as clients send apply bodies: the YAML loader takes ~20x longer for it
+        try:
+            return decode_json(raw)
+        except ValueError:
+            pass  # YAML's flow style (`{a: 1}`), not JSON
     try:
         return yaml.load(raw, Loader=_YAML_LOADER)  # noqa: S506 - safe loader
     except yaml.YAMLError as error:

@@ -45,6 +45,7 @@ from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import as_table
 from pyop.apiserver.registry.operations import Operations
+from pyop.apiserver.server import gcpolicy
 
 MAX_BODY = 64 * 1024 * 1024
 NOT_FOUND = "the server could not find the requested resource"
@@ -103,6 +104,7 @@ class GenericAPIServer:
         await runner.setup()
         await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()
         self._runner = runner
+        gcpolicy.serving_starts()  # short GC pauses while serving
         self._ssl_context = ssl_context
         bound_host, bound_port = runner.addresses[0][:2]
         shown = "127.0.0.1" if bound_host in ("0.0.0.0", "::") else bound_host  # noqa: S104 - only the URL shown
@@ -116,6 +118,7 @@ class GenericAPIServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+            gcpolicy.serving_ends()
 
     async def listen_again(self) -> None:
         """Listen on the same address and with the same TLS as before `stop_listening`."""
