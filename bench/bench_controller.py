@@ -15,7 +15,8 @@ the server's kubeconfig like a real deployment. Measured per operator:
 * peak resident memory of the operator process (VmHWM),
 * how busy each process was between the operator's first request and convergence (CPU seconds per second), and
   the rest of the machine meanwhile, so which one limited the run: `server` or `operator` when it used at least
-  80% of a core, else `machine` when other processes kept a core busy, else `waiting`.
+  80% of a core, else `machine` when other processes kept a core busy, else `waiting`; and the server's
+  longest garbage-collection pause meanwhile.
 
 kopf runs with its defaults except that posting Kubernetes Events for handler results is switched off (pyop
 posts none in this job) and logging is quiet; its per-object progress annotations are part of how kopf works.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import subprocess
@@ -243,6 +245,16 @@ async def measure(
     else:
         command = [sys.executable, __file__, "--role", "pyop", "--namespace", namespace, "--workers", str(workers)]
     server.reset_requests()
+    pauses: list[float] = []
+    gc_began = [0.0]
+
+    def gc_pause(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            gc_began[0] = time.perf_counter()
+        else:
+            pauses.append(time.perf_counter() - gc_began[0])
+
+    gc.callbacks.append(gc_pause)
     server_cpu = time.process_time()
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(*command, env=env, stdout=asyncio.subprocess.PIPE)
@@ -283,6 +295,7 @@ async def measure(
         others_busy = (_machine_busy_seconds() - machine_cpu_at_start) / window - operator_busy - server_busy
         requests = list(server.requests)
     finally:
+        gc.callbacks.remove(gc_pause)
         if process.returncode is None:
             process.terminate()
         stdout, _ = await process.communicate()
@@ -302,6 +315,7 @@ async def measure(
         "operator_busy": operator_busy,
         "server_busy": server_busy,
         "others_busy": others_busy,
+        "server_gc_ms": max(pauses, default=0.0) * 1000,
         "limit": _limit(operator_busy, server_busy, others_busy),
         "by_verb": by_verb,
     }
@@ -348,7 +362,7 @@ async def drive(objects: int, workers: int, contenders: list[str], runs: int) ->
     print(
         f"{'run':<4} {'operator':<8} {'converge s':>10} {'1st req s':>9} {'cpu s':>6} {'requests':>9} "
         f"{'req/object':>10} {'reconciles':>10} {'req/reconcile':>13} {'peak MB':>8} {'server cpu s':>12} "
-        f"{'busy op/server/others':>21} {'limit':>8}"
+        f"{'busy op/server/others':>21} {'limit':>8} {'server GC ms':>12}"
     )
     runs_results = [await one_run(objects, workers, contenders, run) for run in range(1, runs + 1)]
     for contender in contenders:
@@ -404,7 +418,7 @@ async def one_run(objects: int, workers: int, contenders: list[str], run: int) -
                 f"{per_reconcile:>13.2f} "
                 f"{result['peak_mb']:>8.1f} {result['server_cpu']:>12.2f} "
                 f"{result['operator_busy']:>7.0%}/{result['server_busy']:.0%}/{result['others_busy']:<6.0%} "
-                f"{result['limit']:>8}",
+                f"{result['limit']:>8} {result['server_gc_ms']:>12.1f}",
                 flush=True,
             )
         return results
