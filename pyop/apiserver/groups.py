@@ -10,7 +10,6 @@ test API server uses for custom resources.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -137,9 +136,6 @@ def served_kinds(
                 if resource.strategy is not None
                 else None
             )
-            columns = adapter.table() if adapter is not None else None
-            if columns is not None:  # the strategy's Table columns replace the printcolumn markers'
-                resource_type = dataclasses.replace(resource_type, printer_columns=tuple(columns[0]))
             served.append(ServedKind(crd, resource_type, adapter))
     return served
 

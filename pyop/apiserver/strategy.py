@@ -20,13 +20,16 @@ changed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from pyop.api.status import StatusCause
+from pyop.apiserver.endpoints.printing import NAME, Column, Row
+from pyop.apiserver.endpoints.table import crd_cell
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -205,32 +208,33 @@ class TypedStrategy:
         changed["metadata"] = metadata
         return changed, []
 
-    def table(self) -> tuple[list[dict[str, Any]], Callable[[dict[str, Any]], list[Any]] | None] | None:
-        """The strategy's columns as additionalPrinterColumns, and its cell function; None: the markers'."""
+    def printer(self) -> tuple[list[Column], Row] | None:
+        """The strategy's Table columns and row function (None: the model's printcolumn markers'): path cells as
+        an additionalPrinterColumn's, the others from `Strategy.table_cells`."""
         columns = self.strategy.table_columns()
         if columns is None:
             return None
-        printer = [
-            {
-                "name": column.name,
-                "type": column.type,
-                "jsonPath": column.json_path,
-                "description": column.description,
-                "format": column.format,
-                "priority": column.priority,
-            }
-            for column in columns
+        specs = [
+            {"name": c.name, "type": c.type, "jsonPath": c.json_path, "format": c.format, "priority": c.priority}
+            for c in columns
         ]
-        if all(column.json_path for column in columns):
-            return printer, None
+        computed = not all(column.json_path for column in columns)
 
-        def cells(obj: dict[str, Any]) -> list[Any]:
-            try:
-                return list(self.strategy.table_cells(self.typed(obj)) or [])
-            except ModelMismatch:
-                return []
+        def row(obj: dict[str, Any], now: datetime) -> list[Any]:
+            cells = iter(self._cells(obj) if computed else ())
+            return [
+                obj["metadata"]["name"],
+                *(crd_cell(spec, obj, now) if spec["jsonPath"] else next(cells, None) for spec in specs),
+            ]
 
-        return printer, cells
+        header = [NAME, *((c.name, c.type, c.format, c.description, c.priority) for c in columns)]
+        return header, row
+
+    def _cells(self, obj: dict[str, Any]) -> list[Any]:
+        try:
+            return list(self.strategy.table_cells(self.typed(obj)) or [])
+        except ModelMismatch:
+            return []
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

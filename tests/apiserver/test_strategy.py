@@ -3,7 +3,11 @@ and hooks left alone costing no model conversion."""
 
 from __future__ import annotations
 
+import json
+import ssl
 from typing import Any
+
+import aiohttp
 
 from apiserver.helpers import FLUNDERS, call
 from apiserver.wardle import Fischer, Flunder
@@ -102,3 +106,18 @@ def test_one_version_per_kind() -> None:
     ]
     with pytest.raises(ResourceDefinitionError, match=r"served in v1alpha1 and v1beta1: one version per kind"):
         served_kinds(groups)
+
+
+async def test_a_watch_of_tables_has_the_computed_cells(core: TestAPIServer, options: RecommendedOptions) -> None:
+    group = APIGroupVersion("wardle.example.com", "v1alpha1", [Resource(Flunder, strategy=SizedStrategy())])
+    async with AggregatedServer.for_testing([group], core, options=options, register=False) as server:
+        await call(server, "POST", FLUNDERS, token=core.token, body={"metadata": {"name": "w"}, "spec": {"size": 30}})
+        headers = {"Authorization": f"Bearer {core.token}", "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+        context = ssl.create_default_context(cafile=str(server.ca_file))
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(server.url + FLUNDERS + "?watch=1&timeoutSeconds=2", headers=headers, ssl=context) as response,
+        ):
+            event = json.loads(await response.content.readline())
+    assert [c["name"] for c in event["object"]["columnDefinitions"]] == ["Name", "Size", "Big"]
+    assert event["object"]["rows"][0]["cells"] == ["w", 30, True]

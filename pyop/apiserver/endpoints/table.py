@@ -120,12 +120,12 @@ def to_table(
     mode: str = "Metadata",
     kind_printer: tuple[list[Column], Row] | None = None,
 ) -> dict[str, Any]:
-    """A get's object or a list as a meta.k8s.io/v1 Table (a custom resource's columns: its type's
-    ``printer_columns``, the served version's additionalPrinterColumns; any other kind's: ``kind_printer``, its
-    strategy's, else Name and Age)."""
+    """A get's object or a list as a meta.k8s.io/v1 Table: ``kind_printer``, the kind's strategy's, when it has
+    one; else a custom resource's columns are its type's ``printer_columns`` (the served version's
+    additionalPrinterColumns), any other kind's Name and Age."""
     is_list = isinstance(result.get("items"), list)
     objects: list[dict[str, Any]] = result["items"] if is_list else [result]
-    if resource_type.custom:
+    if resource_type.custom and kind_printer is None:
         printer = _printer_columns(resource_type)
         columns: list[Column] = [NAME] + [
             (

@@ -23,6 +23,8 @@ class AggregatedStrategy(SchemaStrategy):
     def __init__(self, resource_type: ResourceType, typed: TypedStrategy | None) -> None:
         super().__init__(resource_type)
         self.typed = typed
+        # Table output (gets, lists and watches): the typed strategy's columns, else the printcolumn markers'.
+        self.printer = typed.printer() if typed is not None else None
 
     def validate(
         self, obj: dict[str, Any], old: dict[str, Any] | None, field_validation: str, warnings: list[str]

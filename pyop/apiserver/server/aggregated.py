@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import json
 import logging
 import shutil
 import signal
@@ -38,11 +37,9 @@ from pyop.apiserver.authorization.authorizer import AttributesAuthorizer
 from pyop.apiserver.endpoints.discovery_aggregated import wants_aggregated
 from pyop.apiserver.endpoints.handlers import json_response
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target
-from pyop.apiserver.endpoints.table import include_object, to_table, wants_table
-from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.groups import APIGroupVersion, ServedKind, served_kinds
 from pyop.apiserver.registry.aggregated import AggregatedOperations
-from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
+from pyop.apiserver.registry.resources import ResourceRegistry
 from pyop.apiserver.server.config import SERVING_HOSTS, Config, build_config
 from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.options import RecommendedOptions
@@ -304,24 +301,6 @@ class AggregatedServer(GenericAPIServer):
             return json_response({"kind": "APIVersions", "versions": [], "serverAddressByClientCIDRs": []})
         return super().discovery(request, target)
 
-    def convert(self, request: web.BaseRequest, target: Target, verb: str, response: Any) -> web.StreamResponse:
-        """Table output: the columns are the resource type's (the strategy's or the printcolumn markers'); a
-        strategy's computed cells are filled in here (a watch's Tables carry the path columns only)."""
-        kind = self.kinds.get(f"{target.plural}.{target.group}")
-        computed = kind.strategy.table() if kind is not None and kind.strategy is not None else None
-        if computed is None or computed[1] is None:
-            return super().convert(request, target, verb, response)
-        wanted = verb in ("get", "list") and not target.subresource and response.status == 200
-        if not (wanted and wants_table(request.headers.get("Accept", "")) and isinstance(response, web.Response)):
-            return response  # type: ignore[no-any-return]
-        resource_type = self.resources.lookup(target.group, target.version, target.plural)
-        assert isinstance(response.body, bytes)
-        table = self.table(json.loads(response.body), resource_type, include_object(request.query))
-        converted = web.Response(body=dumps(table), content_type="application/json")
-        for value in response.headers.getall("Warning", []):
-            converted.headers.add("Warning", value)
-        return converted
-
     async def _metrics(self, request: web.BaseRequest) -> web.StreamResponse:
         body, content_type = self.config.metrics.exposition()
         response = web.Response(body=body)
@@ -346,24 +325,6 @@ class AggregatedServer(GenericAPIServer):
             code=code,
             seconds=seconds,
         )
-
-    def table(self, result: dict[str, Any], resource_type: ResourceType, mode: str = "Metadata") -> dict[str, Any]:
-        """A get's object or a list as a meta.k8s.io/v1 Table, with the strategy's computed cells."""
-        table = to_table(result, resource_type, self.operations.clock(), mode=mode)
-        kind = self.kinds[resource_type.storage_key]
-        custom = kind.strategy.table() if kind.strategy is not None else None
-        if custom is None:
-            return table
-        printer, computed = custom
-        if computed is None:
-            return table
-        objects = result["items"] if isinstance(result.get("items"), list) else [result]
-        without_path = [i + 1 for i, column in enumerate(printer) if not column["jsonPath"]]
-        for row, obj in zip(table["rows"], objects, strict=True):
-            cells = iter(computed(obj))
-            for index in without_path:
-                row["cells"][index] = next(cells, None)
-        return table
 
 
 def _version_info() -> dict[str, Any]:
