@@ -122,12 +122,17 @@ class TestAPIServer(GenericAPIServer):
         kubernetes_version: str = PINNED_KUBERNETES_VERSION,
         tls: bool = True,
         port: int = 0,
+        root_ca_config_maps: bool = True,
     ) -> None:
         """``kubernetes_version``: whose built-in kinds (definitions, defaults, generation rules) the server plays,
         by default the one the CRD generator embeds; any version the kubernetes-validate package bundles.
         ``tls``: serve HTTPS with a self-signed certificate the kubeconfig trusts (kubectl sends no token over
-        http); ``False`` serves plain http. ``port``: where to listen on 127.0.0.1 (0: any free port)."""
+        http); ``False`` serves plain http. ``port``: where to listen on 127.0.0.1 (0: any free port).
+        ``root_ca_config_maps``: every namespace holds ConfigMap `kube-root-ca.crt`, as on a cluster (an operator
+        that lists or prunes ConfigMaps meets it); ``False`` leaves it out, for tests of list semantics that
+        count ConfigMaps."""
         self.tls = tls
+        self.root_ca_config_maps = root_ca_config_maps
         self.port = port
         self.certificate: ServingCertificate | None = None
         self.ca_file: Path | None = None
@@ -190,6 +195,8 @@ class TestAPIServer(GenericAPIServer):
             self.certificate = ServingCertificate.generate()
             context = self.certificate.server_context(self._tempdir)
             self.ca_file = self._tempdir / "ca.crt"
+            if self.root_ca_config_maps:
+                self.controllers.root_ca.publish(self.certificate.certificate_pem.decode("ascii"))
         await self.listen("127.0.0.1", self.port, context)
         self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
         self.controllers.start()

@@ -67,7 +67,7 @@ BAD = [
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server() -> AsyncIterator[TestAPIServer]:
-    async with TestAPIServer() as server:
+    async with TestAPIServer(root_ca_config_maps=False) as server:  # only the ConfigMaps made here
         from pyop.apiserver.registry.operations import WriteOptions
 
         namespaces = server.resources.lookup("", "v1", "namespaces")

@@ -21,7 +21,10 @@ def kubernetes_version() -> str:
 
 @pytest_asyncio.fixture
 async def server(kubernetes_version: str) -> AsyncIterator[TestAPIServer]:
-    async with TestAPIServer(bookmark_interval=0.05, kubernetes_version=kubernetes_version) as api_server:
+    # Without kube-root-ca.crt: these tests count the ConfigMaps they list (test_pod_admission.py checks it).
+    async with TestAPIServer(
+        bookmark_interval=0.05, kubernetes_version=kubernetes_version, root_ca_config_maps=False
+    ) as api_server:
         yield api_server
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -153,3 +154,11 @@ def admitted_pod_spec(spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 def token_mount(token: str) -> dict[str, Any]:
     return {"name": token, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}
+
+
+@contextlib.asynccontextmanager
+async def api_for(server: Any) -> AsyncIterator[Api]:
+    """An `Api` for a server a test starts itself (the `api` fixture's, for the `server` fixture)."""
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with aiohttp.ClientSession(base_url=server.url, headers=headers, connector=connector(server)) as session:
+        yield Api(session)

@@ -12,7 +12,7 @@ from typing import Any
 from pyop.testing import TestAPIServer
 from testing_server.helpers import POD_TOLERATIONS as KUBE_TOLERATIONS
 from testing_server.helpers import TOKEN_MOUNT_PATH as TOKEN_PATH
-from testing_server.helpers import Api, eventually
+from testing_server.helpers import Api, api_for, eventually
 
 PODS = "/api/v1/namespaces/default/pods"
 
@@ -214,3 +214,35 @@ async def test_namespace_deletion_is_not_undone_by_the_account_controller(server
 
     await eventually(namespace_gone, "namespace gone deleted")
     assert server.store.get("serviceaccounts", "gone", "default") is None
+
+
+async def test_every_namespace_has_the_root_ca_config_map_the_token_volume_projects() -> None:
+    async with TestAPIServer() as server, api_for(server) as api:
+        await _root_ca_published(server, api)
+
+
+async def _root_ca_published(server: TestAPIServer, api: Api) -> None:
+    assert server.certificate is not None
+    ca = server.certificate.certificate_pem.decode("ascii")
+    status, config_map = await api.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt")
+    assert status == 200 and config_map["data"] == {"ca.crt": ca}
+    await api.create_ok("/api/v1/namespaces", {"metadata": {"name": "team-b"}})
+    status, config_map = await api.get("/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt")
+    assert status == 200 and config_map["data"] == {"ca.crt": ca}
+
+    # Deleted or changed, the publisher puts it back.
+    status, _ = await api.delete("/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt")
+    assert status == 200
+    status, config_map = await api.get("/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt")
+    assert status == 200 and config_map["data"] == {"ca.crt": ca}
+    changed = {**config_map, "data": {"ca.crt": "not a CA"}}
+    status, _ = await api.put("/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt", changed)
+    assert status == 200
+    status, config_map = await api.get("/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt")
+    assert config_map["data"] == {"ca.crt": ca}
+
+
+async def test_a_plain_http_server_has_no_ca_to_publish() -> None:
+    async with TestAPIServer(tls=False) as plain:
+        assert plain.store.get("configmaps", "default", "kube-root-ca.crt") is None
+        assert plain.store.get("serviceaccounts", "default", "default") is not None

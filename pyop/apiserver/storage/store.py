@@ -363,6 +363,17 @@ class Store:
                 if not dependents:
                     del self._dependents[owner]
 
+    def redecode(self, storage_key: str, decode: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Replace each cached object of a resource by ``decode(obj)`` where that is a new object, keeping its
+        resourceVersion and sending no event: the cache reading its objects again after their decoding changed (a
+        CRD's new defaults, applied on read). The backend keeps the bytes as written, as etcd does; ``decode``
+        must leave metadata (identity, owners) as it is."""
+        bucket = self._objects.get(storage_key)
+        for key, obj in list((bucket or {}).items()):
+            fresh = decode(obj)
+            if fresh is not obj and bucket is not None:
+                bucket[key] = fresh
+
     def drop_resource(self, storage_key: str) -> list[dict[str, Any]]:
         """Everything stored for a resource, for the caller to delete (a CRD went away)."""
         return list(self._objects.get(storage_key, {}).values())

@@ -30,7 +30,9 @@ from pyop.apiserver.storage.store import owner_uids
 from pyop.testing.authorization.rbac import CLUSTER_ROLES
 from pyop.testing.builtins import kinds
 from pyop.testing.controllers.rbac import aggregate_cluster_roles, revoke_service_account_tokens
+from pyop.testing.controllers.root_ca import RootCAPublisher
 from pyop.testing.controllers.service_accounts import ServiceAccountsController
+from pyop.testing.crds.read_defaults import redefault_stored_objects
 from pyop.testing.webhooks.config import CONFIGURATION_KEYS
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,7 @@ class Controllers:
         # Called when a webhook configuration is stored or deleted (the dispatcher recompiles them).
         self.on_webhooks_changed: Callable[[], None] | None = None
         self.service_accounts = ServiceAccountsController(operations)
+        self.root_ca = RootCAPublisher(operations)  # publishes once the server knows its CA (`publish`)
         operations.on_commit = self.on_commit
 
     def start(self) -> None:
@@ -71,6 +74,8 @@ class Controllers:
     ) -> None:
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             self._sync_crd(event_type, obj)
+            if event_type == "MODIFIED":
+                redefault_stored_objects(self.store, obj, prev)
         elif resource_type.storage_key in CONFIGURATION_KEYS and self.on_webhooks_changed is not None:
             self.on_webhooks_changed()
         elif resource_type.storage_key == CLUSTER_ROLES:
@@ -80,6 +85,9 @@ class Controllers:
             self.service_accounts.account_deleted(obj)
         elif resource_type.storage_key == "namespaces" and event_type == "ADDED":
             self.service_accounts.namespace_added(obj)
+            self.root_ca.namespace_added(obj)
+        elif resource_type.storage_key == "configmaps":
+            self.root_ca.config_map_changed(event_type, obj)
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return
