@@ -14,7 +14,8 @@ warm-up run no run imports cel-python.
 
 Then the run with nothing to do (what `make test` and `make run` pay every time): on a project scaffolded with
 `pyop init` and three `pyop create api`, `pyop make manifests` after a full run, interleaved with `kubectl
-kustomize config/default` on the same project (target: under 1.5x kustomize), and on the 200-kind project.
+kustomize config/default` on the same project (target: under 1.5x kustomize), and on the 200-kind project; and a
+run after one kind's module changed (only that kind's CRD is rebuilt), interleaved with full runs.
 
     python bench/bench_manifests.py [--runs 5] [--kinds 200] [--no-bytecode-cache] [--profile]
 
@@ -243,13 +244,24 @@ def noop_runs(tmp: Path, big: Path, runs: int, bytecode_cache: bool) -> None:
         f"{len(noop)} interleaved runs each"
     )
     run_once(big, bytecode_cache)
-    full, idle = [], []
-    for _ in range(runs):
+    full, idle, one_kind = [], [], []
+    edited = big / PACKAGE / "api" / "v1" / "kind007_types.py"
+    original = edited.read_text()
+    for number in range(runs):
         full.append(run_once(big, bytecode_cache)[0])
         idle.append(run_once(big, bytecode_cache, full=False)[0])
+        # One kind's module changed (its own bound): the run rebuilds that kind's CRD only.
+        edited.write_text(original.replace("max_length=", f"max_length={number + 1}", 1))
+        one_kind.append(run_once(big, bytecode_cache, full=False)[0])
+    edited.write_text(original)
     print(
         f"{big.name[1:]} kinds: no-op median {statistics.median(idle):.3f} s against a full run's "
         f"{statistics.median(full):.2f} s (ratio {statistics.median(idle) / statistics.median(full):.3f}), interleaved"
+    )
+    print(
+        f"{big.name[1:]} kinds: one kind changed median {statistics.median(one_kind):.2f} s against a full run's "
+        f"{statistics.median(full):.2f} s (ratio {statistics.median(one_kind) / statistics.median(full):.2f}), "
+        "interleaved"
     )
 
 
