@@ -43,6 +43,7 @@ from pyop.testing.authorization import Authorization
 from pyop.testing.authorization.tokens import token_request
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
+from pyop.testing.builtins.pod_subresources import PodLogs, bind, evict
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
 from pyop.testing.faults import FaultInjector
@@ -150,6 +151,8 @@ class TestAPIServer(GenericAPIServer):
             builtin=self.builtin,
         )
         self.webhooks = WebhookDispatcher(store, operations)
+        # What kubelets would stream as containers' logs (`pods/<name>/log`): tests set them here.
+        self.pod_logs = PodLogs()
         self.authorization = Authorization(store, self.users)  # RBAC, with the default ClusterRoles
         super().__init__(
             operations,
@@ -157,7 +160,8 @@ class TestAPIServer(GenericAPIServer):
             authorizer=_RBACAuthorizer(self.authorization),
             admission=self.webhooks,
             version=_version_document(self.kubernetes_version),
-            subresource_creates={"token": token_request},
+            subresource_creates={"token": token_request, "pods/eviction": evict, "pods/binding": bind},
+            subresource_gets={"pods/log": self._pod_log},
         )
         for path in _UNAUTHENTICATED_PATHS:
             self.add_path(path, _ok, public=True)
@@ -312,6 +316,9 @@ class TestAPIServer(GenericAPIServer):
     def add_user(self, token: str, username: str, groups: list[str] | None = None) -> None:
         """Another bearer token the server accepts (and TokenReview reports)."""
         self.users[token] = UserInfo(username, [*(groups or []), "system:authenticated"])
+
+    def _pod_log(self, operations: Operations, namespace: str, name: str, query: Any) -> web.StreamResponse:
+        return self.pod_logs.get_log(operations, namespace, name, query)
 
     def token_for_service_account(self, namespace: str, name: str) -> str:
         """A bearer token that authenticates as the ServiceAccount (`system:serviceaccount:<ns>:<name>`, groups

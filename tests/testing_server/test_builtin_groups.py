@@ -80,7 +80,17 @@ async def test_discovery_entries_match_kube_apiserver(api: Api) -> None:
     assert core_resources["componentstatuses"]["verbs"] == ["get", "list"]
     assert core_resources["namespaces/finalize"]["verbs"] == ["update"]
     assert core_resources["pods"]["shortNames"] == ["po"]
-    assert "pods/log" not in core_resources  # not served here: see pyop.testing.builtins.catalog
+    assert core_resources["pods/log"] == {
+        "name": "pods/log",
+        "singularName": "",
+        "namespaced": True,
+        "kind": "Pod",
+        "verbs": ["get"],
+    }
+    assert (
+        core_resources["pods/eviction"]["group"] == "policy" and core_resources["pods/eviction"]["kind"] == "Eviction"
+    )
+    assert "pods/exec" not in core_resources  # not served here: see pyop.testing.builtins.catalog
     _, authz = await api.get("/apis/authorization.k8s.io/v1")
     assert {entry["name"]: entry["verbs"] for entry in authz["resources"]} == {
         "localsubjectaccessreviews": ["create"],

@@ -37,6 +37,8 @@ T = TypeVar("T")
 # A POST to an object's subresource that is no registry write (a ServiceAccount's `token`): (operations, namespace,
 # name, body) -> the answer, sent with 201.
 SubresourceCreate = Callable[[Any, str, str, Any], dict[str, Any]]
+# GET of a subresource that is no stored object (a pod's `log`): (operations, namespace, name, query) -> response.
+SubresourceGet = Callable[[Any, str, str, Any], web.StreamResponse]
 
 
 def query_bool(query: Any, name: str) -> bool:
@@ -147,14 +149,24 @@ class ApiHandler:
         admission: AdmissionChain | None = None,
         *,
         subresource_creates: Mapping[str, SubresourceCreate] | None = None,
+        subresource_gets: Mapping[str, SubresourceGet] | None = None,
     ) -> None:
         """``admission``: what drives writes through admission (None: writes run straight through and no
         conversion webhook can be called). ``subresource_creates``: POST handlers of subresources that are not
-        registry writes, by subresource name (the test server's ``token``)."""
+        registry writes, by subresource name (the test server's ``token``, for every kind that has one) or by
+        `<storage key>/<subresource>` (`pods/eviction`). ``subresource_gets``: GET handlers, keyed the second way
+        (`pods/log`)."""
         self.operations = operations
         self.resources = operations.resources
         self.admission = admission
         self.subresource_creates = dict(subresource_creates or {})
+        self.subresource_gets = dict(subresource_gets or {})
+
+    def _subresource_create(self, resource_type: ResourceType, subresource: str) -> SubresourceCreate | None:
+        own = self.subresource_creates.get(f"{resource_type.storage_key}/{subresource}")
+        if own is not None:
+            return own
+        return self.subresource_creates.get("token") if subresource == "token" and resource_type.token else None
 
     async def _admitted(self, write: Callable[[Any], T], body: Any, warnings: list[str]) -> T:
         """Run a write; through the webhooks only while some are configured (admission webhooks, or a CRD's
@@ -194,7 +206,10 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         if target.subresource == "token" and not (resource_type.token and "token" in self.subresource_creates):
             raise ApiError(404, "the server could not find the requested resource")
-        if target.subresource not in ("", "status", "scale", "finalize", "token"):
+        special = f"{resource_type.storage_key}/{target.subresource}"
+        if target.subresource not in ("", "status", "scale", "finalize", "token") and not (
+            special in self.subresource_creates or special in self.subresource_gets
+        ):
             raise ApiError(404, "the server could not find the requested resource")
         return resource_type
 
@@ -211,6 +226,9 @@ class ApiHandler:
         ops = self.operations
         query = request.query
         if verb == "get":
+            get = self.subresource_gets.get(f"{resource_type.storage_key}/{target.subresource}")
+            if get is not None:
+                return get(ops, ns, target.name, query)
             if target.subresource == "scale":
                 return json_response(ops.get_scale(resource_type, ns, target.name))
             return json_response(await self._read(lambda: ops.get(resource_type, ns, target.name)))
@@ -249,8 +267,8 @@ class ApiHandler:
                 return _with_warnings(json_response(deleted), warnings + options.warnings)
             return await self._watch(request, resource_type, namespace, labels, fields)
         warnings = []
-        if verb == "create" and target.subresource in self.subresource_creates:  # TokenRequest, for one
-            create = self.subresource_creates[target.subresource]
+        create = self._subresource_create(resource_type, target.subresource) if verb == "create" else None
+        if create is not None:  # TokenRequest, Eviction, Binding
             return json_response(create(ops, ns, target.name, await read_body(request, resource_type)), 201)
         if verb == "create" and target.name:  # POST to an object's path (or to its status or scale): no such route
             raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -21,6 +21,25 @@ CREATE_ONLY = ("create",)
 
 
 @dataclass(frozen=True)
+class SpecialSubresource:
+    """A subresource served by a handler of its own rather than the registry (a pod's `eviction`, `binding`,
+    `log`), as discovery lists it: its kind (in ``group``/``version`` when not the resource's) and verbs."""
+
+    name: str
+    kind: str
+    verbs: tuple[str, ...]
+    group: str | None = None
+    version: str | None = None
+
+    def discovery_entry(self, plural: str, namespaced: bool) -> dict[str, Any]:
+        entry: dict[str, Any] = {"name": f"{plural}/{self.name}", "singularName": "", "namespaced": namespaced}
+        if self.group is not None:
+            entry["group"], entry["version"] = self.group, self.version
+        entry["kind"], entry["verbs"] = self.kind, list(self.verbs)
+        return entry
+
+
+@dataclass(frozen=True)
 class ScaleSpec:
     """Where the scale subresource reads and writes replicas (``.spec.replicas`` style paths)."""
 
@@ -55,6 +74,7 @@ class ResourceType:
     conversion: ConversionWebhook | None = None  # a CRD's conversion webhook (strategy Webhook)
     finalize: bool = False  # the Namespace `finalize` subresource
     token: bool = False  # the ServiceAccount `token` subresource (TokenRequest)
+    special_subresources: tuple[SpecialSubresource, ...] = ()  # served by the server's own handlers
 
     @cached_property
     def api_version(self) -> str:
@@ -132,6 +152,7 @@ class ResourceType:
                     "verbs": ["create"],
                 }
             )
+        entries.extend(special.discovery_entry(self.plural, self.namespaced) for special in self.special_subresources)
         if self.scale is not None:
             entries.append(
                 {

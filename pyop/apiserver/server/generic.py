@@ -39,7 +39,14 @@ from pyop.apiserver.authentication.authenticator import Authenticator
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.authorization.authorizer import AlwaysAllow, Authorizer
 from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
-from pyop.apiserver.endpoints.handlers import ApiHandler, SubresourceCreate, error_response, is_watch, json_response
+from pyop.apiserver.endpoints.handlers import (
+    ApiHandler,
+    SubresourceCreate,
+    SubresourceGet,
+    error_response,
+    is_watch,
+    json_response,
+)
 from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
 from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
@@ -65,12 +72,14 @@ class GenericAPIServer:
         admission: AdmissionChain | None = None,
         version: Mapping[str, str] | None = None,
         subresource_creates: Mapping[str, SubresourceCreate] | None = None,
+        subresource_gets: Mapping[str, SubresourceGet] | None = None,
     ) -> None:
         """``operations``: the registry, over its store and resource types. ``authenticator``: who a request is
         from. ``authorizer``: whether they may (None: everything is allowed). ``admission``: what drives writes
         through admission plugins and bridged reads through conversion calls (None: writes run straight
         through). ``version``: the ``/version`` document. ``subresource_creates``: POST handlers of subresources
-        that are not registry writes (the test server's ServiceAccount ``token``)."""
+        that are not registry writes (the test server's ServiceAccount ``token``, pods' ``eviction`` and
+        ``binding``); ``subresource_gets``: GET handlers of such subresources (pods' ``log``)."""
         self.operations = operations
         self.store = operations.store
         self.resources = operations.resources
@@ -78,7 +87,9 @@ class GenericAPIServer:
         self.authorizer: Authorizer = authorizer or AlwaysAllow()
         self.admission = admission
         self.version = dict(version or {})
-        self.handler = ApiHandler(operations, admission, subresource_creates=subresource_creates)
+        self.handler = ApiHandler(
+            operations, admission, subresource_creates=subresource_creates, subresource_gets=subresource_gets
+        )
         self.openapi_documents = OpenAPIDocuments(self.resources, operations.builtin.kubernetes_version)
         self.paths: dict[str, PathHandler] = {}
         self.public_paths: dict[str, PathHandler] = {}

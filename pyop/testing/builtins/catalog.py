@@ -26,7 +26,7 @@ import re
 from typing import Final
 
 from pyop.api.definitions import load_definitions, normalise_version
-from pyop.apiserver.registry.resources import ResourceType, ScaleSpec
+from pyop.apiserver.registry.resources import ResourceType, ScaleSpec, SpecialSubresource
 from pyop.testing.builtins._endpoints import ENDPOINTS
 from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
 
@@ -35,6 +35,14 @@ _STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.se
 SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets")})
 _NOT_SERVED: Final = frozenset({("", "bindings")})
 _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
+# Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
+_SPECIAL_SUBRESOURCES: Final = {
+    ("", "pods"): (
+        SpecialSubresource("binding", "Binding", ("create",)),
+        SpecialSubresource("eviction", "Eviction", ("create",), group="policy", version="v1"),
+        SpecialSubresource("log", "Pod", ("get",)),
+    ),
+}
 
 
 def root_kinds(kubernetes_version: str) -> frozenset[tuple[str, str, str]]:
@@ -94,6 +102,7 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 field_labels=FIELD_LABELS.get(key, {}),
                 finalize="finalize" in served,
                 token="token" in served,
+                special_subresources=_SPECIAL_SUBRESOURCES.get(key, ()),
             )
         )
     return tuple(types)
