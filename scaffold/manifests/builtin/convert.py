@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from pyop_scaffold.manifests.builtin.go_defaults import GO_DEFAULTS
 from pyop_scaffold.manifests.builtin.known_types import (
     KNOWN_TYPE_SCHEMAS,
     OBJECT_META,
@@ -63,9 +64,14 @@ def upstream_field_markers(definitions: Definitions) -> dict[tuple[str, str], Ma
     """(definition, property) -> extra schema keywords, for the definitions present in this Kubernetes version.
 
     Go types that embed LocalObjectReference inline get its `name` property flattened into their own; the JSON
-    Schema export copies the property verbatim, which is how the inheriting definitions are recognised.
+    Schema export copies the property verbatim, which is how the inheriting definitions are recognised. The Go
+    `+default` markers of built-in fields (`go_defaults`, generated) come first.
     """
     found: dict[tuple[str, str], Mapping[str, Any]] = {}
+    # The generated Go `+default`s first; the hand-written table (with what they lack) is applied over them.
+    for (owner, field_name), value in GO_DEFAULTS.items():
+        if field_name in definitions.get(owner, {}).get("properties", {}):
+            found[(owner, field_name)] = {"default": value}
     for entry in UPSTREAM_FIELD_MARKERS:
         properties = definitions.get(entry.definition, {}).get("properties", {})
         if entry.property not in properties:
