@@ -22,6 +22,7 @@ from pyop_scaffold.manifests.builtin.convert import (
     ConversionOptions,
     DefinitionConverter,
     SchemaConversionError,
+    inherited_map_types,
     upstream_field_markers,
 )
 from pyop_scaffold.manifests.builtin.known_types import KNOWN_TYPE_NAMES, QUANTITY_PATTERN
@@ -97,7 +98,10 @@ def _frozen_schema(definition: str, minor: str, descriptions: bool, embedded_obj
     if definition not in _definition_names(minor):
         raise UnknownBuiltinDefinition(definition, minor, _closest(definition, _definition_names(minor)))
     options = ConversionOptions(descriptions=descriptions, embedded_object_meta=embedded_object_meta)
-    converter = DefinitionConverter(load_definitions(minor), options, _upstream_field_markers(minor))
+    definitions = load_definitions(minor)
+    converter = DefinitionConverter(
+        definitions, options, _upstream_field_markers(minor), inherited_map_types(definitions)
+    )
     return pickle.dumps(converter.convert(definition), protocol=pickle.HIGHEST_PROTOCOL)
 
 

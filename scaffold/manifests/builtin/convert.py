@@ -18,6 +18,7 @@ from typing import Any, Final
 from pyop_scaffold.manifests.builtin.go_defaults import GO_DEFAULTS
 from pyop_scaffold.manifests.builtin.known_types import (
     KNOWN_TYPE_SCHEMAS,
+    LOCAL_OBJECT_REFERENCE,
     OBJECT_META,
     UPSTREAM_FIELD_MARKERS,
     object_meta,
@@ -85,6 +86,28 @@ def upstream_field_markers(definitions: Definitions) -> dict[tuple[str, str], Ma
     return found
 
 
+def inherited_map_types(definitions: Definitions) -> dict[str, str]:
+    """definition -> the x-kubernetes-map-type it takes from a type it embeds inline.
+
+    controller-gen flattens an embedded Go struct into its embedder, extensions included, so the types that embed
+    LocalObjectReference (`+structType=atomic`) inline are atomic too: ConfigMapEnvSource and SecretEnvSource
+    (envFrom), ConfigMapVolumeSource, ConfigMapProjection, SecretProjection. The JSON Schema export keeps the
+    marker on LocalObjectReference only; its embedders are recognised by its `name` property, copied verbatim.
+    """
+    embedded = definitions.get(LOCAL_OBJECT_REFERENCE, {})
+    map_type = embedded.get("x-kubernetes-map-type")
+    original = embedded.get("properties", {}).get("name")
+    if map_type is None or original is None:
+        return {}
+    return {
+        name: map_type
+        for name, definition in definitions.items()
+        if name != LOCAL_OBJECT_REFERENCE
+        and definition.get("properties", {}).get("name") == original
+        and "x-kubernetes-map-type" not in definition
+    }
+
+
 class DefinitionConverter:
     """Expands definitions of one Kubernetes version with fixed options; not thread-safe (keeps a stack)."""
 
@@ -93,10 +116,12 @@ class DefinitionConverter:
         definitions: Definitions,
         options: ConversionOptions,
         field_markers: Mapping[tuple[str, str], Mapping[str, Any]],
+        map_types: Mapping[str, str] | None = None,
     ) -> None:
         self._definitions = definitions
         self._options = options
         self._field_markers = field_markers
+        self._map_types = map_types if map_types is not None else {}
         self._expanding: list[str] = []
 
     def convert(self, name: str) -> dict[str, Any]:
@@ -116,9 +141,12 @@ class DefinitionConverter:
             return self._cycle_cut(raw)
         self._expanding.append(name)
         try:
-            return self._node(raw, path=name, owner=name)
+            schema = self._node(raw, path=name, owner=name)
         finally:
             self._expanding.pop()
+        if name in self._map_types:
+            schema["x-kubernetes-map-type"] = self._map_types[name]
+        return schema
 
     @staticmethod
     def _cycle_cut(raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -75,3 +75,18 @@ def test_two_sources_disagreeing_on_a_default_is_an_error(tmp_path: Path) -> Non
 def test_the_generated_module_is_current() -> None:
     """Regenerate with `python -m pyop_scaffold.codegen.builtin_defaults scaffold/manifests/builtin/go_defaults.py`."""
     assert builtin_defaults.main(["--check", str(GENERATED)]) == 0
+
+
+def test_inline_embedders_of_local_object_reference_are_atomic_as_it_is() -> None:
+    """controller-gen flattens LocalObjectReference (+structType=atomic) into the types embedding it inline."""
+    pod = builtin_schema("io.k8s.api.core.v1.PodSpec")["properties"]
+    env_from = pod["containers"]["items"]["properties"]["envFrom"]["items"]["properties"]
+    assert env_from["configMapRef"]["x-kubernetes-map-type"] == "atomic"
+    assert env_from["secretRef"]["x-kubernetes-map-type"] == "atomic"
+    volume = pod["volumes"]["items"]["properties"]
+    assert volume["configMap"]["x-kubernetes-map-type"] == "atomic"
+    projected = volume["projected"]["properties"]["sources"]["items"]["properties"]
+    assert projected["configMap"]["x-kubernetes-map-type"] == "atomic"
+    assert projected["secret"]["x-kubernetes-map-type"] == "atomic"
+    assert "x-kubernetes-map-type" not in volume["secret"]  # SecretVolumeSource embeds nothing (secretName)
+    assert "x-kubernetes-map-type" not in volume["azureDisk"]
