@@ -165,7 +165,8 @@ def write_stamp(
         return
     digests = {output: _file_digest(root / output) for output in outputs}
     made = {
-        key: (file, files, digest, _file_digest(root / file)) for key, (file, files, digest) in (crds or {}).items()
+        key: (file, files, digest, digests.get(file) or _file_digest(root / file))
+        for key, (file, files, digest) in (crds or {}).items()
     }
     body = (_FORMAT, inputs, digests, tuple(notes), next_step, made)  # marshal: no json (and re) to import
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
