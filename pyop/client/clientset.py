@@ -16,6 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from pyop.api.trusted import from_server
 from pyop.client.dynamic import (
     DynamicClient,
     EventType,
@@ -149,7 +150,7 @@ class ResourceClient(Generic[M]):
         self.namespace = namespace or None  # client-go's "" is every namespace
 
     async def _get(self, name: str) -> M:
-        return self._model.model_validate(await self._backend.get(self._resource, name, self.namespace))
+        return from_server(self._model, await self._backend.get(self._resource, name, self.namespace))
 
     async def _list(
         self,
@@ -185,21 +186,21 @@ class ResourceClient(Generic[M]):
             field_selector=field_selector,
             timeout_seconds=timeout_seconds,
         ):
-            obj = None if event.type is EventType.BOOKMARK else self._model.model_validate(event.object)
+            obj = None if event.type is EventType.BOOKMARK else from_server(self._model, event.object)
             yield WatchEvent(event.type, obj, event.resource_version)
 
     async def _create(self, obj: M, dry_run: bool, field_manager: str | None) -> M:
         data = await self._backend.create(
             self._resource, dump(obj), self.namespace, dry_run=dry_run, field_manager=field_manager
         )
-        return self._model.model_validate(data)
+        return from_server(self._model, data)
 
     async def _update(self, obj: M, dry_run: bool, field_manager: str | None) -> M:
         _warn_if_lossy(obj, "update")
         data = await self._backend.update(
             self._resource, dump(obj), self.namespace, dry_run=dry_run, field_manager=field_manager
         )
-        return self._model.model_validate(data)
+        return from_server(self._model, data)
 
     async def _update_status(self, obj: M, dry_run: bool, field_manager: str | None) -> M:
         _warn_if_lossy(obj, "update_status")
@@ -211,7 +212,7 @@ class ResourceClient(Generic[M]):
             dry_run=dry_run,
             field_manager=field_manager,
         )
-        return self._model.model_validate(data)
+        return from_server(self._model, data)
 
     async def _patch(self, name: str, patch: Any, patch_type: PatchType, field_manager: str | None, dry_run: bool) -> M:
         data = await self._backend.patch(
@@ -223,7 +224,7 @@ class ResourceClient(Generic[M]):
             field_manager=field_manager,
             dry_run=dry_run,
         )
-        return self._model.model_validate(data)
+        return from_server(self._model, data)
 
     async def _apply(self, obj: M, field_manager: str, force: bool, dry_run: bool, subresource: str | None) -> M:
         data = await self._backend.apply(
@@ -235,7 +236,7 @@ class ResourceClient(Generic[M]):
             dry_run=dry_run,
             subresource=subresource,
         )
-        return self._model.model_validate(data)
+        return from_server(self._model, data)
 
     async def _delete(
         self,
@@ -254,7 +255,7 @@ class ResourceClient(Generic[M]):
             grace_period_seconds=grace_period_seconds,
             dry_run=dry_run,
         )
-        return None if data is None else self._model.model_validate(data)
+        return None if data is None else from_server(self._model, data)
 
     async def _delete_collection(
         self,
@@ -273,8 +274,8 @@ class ResourceClient(Generic[M]):
     # `+genclient:method=` extras: a verb on the kind or one of its subresources, with its own input and result.
 
     async def _extra_get(self, result: type[R], name: str, subresource: str | None) -> R:
-        return result.model_validate(
-            await self._backend.get(self._resource, name, self.namespace, subresource=subresource)
+        return from_server(
+            result, await self._backend.get(self._resource, name, self.namespace, subresource=subresource)
         )
 
     async def _extra_list(self, result: type[R]) -> ObjectList[R]:
@@ -286,11 +287,11 @@ class ResourceClient(Generic[M]):
         else:
             assert name is not None
             data = await _post_subresource(self._backend, self._resource, name, self.namespace, subresource, dump(obj))
-        return result.model_validate(data)
+        return from_server(result, data)
 
     async def _extra_update(self, result: type[R], subresource: str | None, obj: BaseModel) -> R:
         data = await self._backend.update(self._resource, dump(obj), self.namespace, subresource=subresource)
-        return result.model_validate(data)
+        return from_server(result, data)
 
     async def _extra_patch(
         self, result: type[R], name: str, subresource: str | None, patch: Any, patch_type: PatchType
@@ -298,7 +299,7 @@ class ResourceClient(Generic[M]):
         data = await self._backend.patch(
             self._resource, name, _plain(patch), self.namespace, patch_type=patch_type, subresource=subresource
         )
-        return result.model_validate(data)
+        return from_server(result, data)
 
     async def _extra_apply(
         self, result: type[R], subresource: str | None, obj: BaseModel, field_manager: str, force: bool
@@ -311,7 +312,7 @@ class ResourceClient(Generic[M]):
             force=force,
             subresource=subresource,
         )
-        return result.model_validate(data)
+        return from_server(result, data)
 
     async def _extra_delete(self, name: str) -> None:
         await self._backend.delete(self._resource, name, self.namespace)
