@@ -16,6 +16,7 @@ from typing import Any
 
 from pyop_scaffold.commands import apiserver_config, project_files
 from pyop_scaffold.commands.create_webhook import PROJECT_LINE_LENGTH
+from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE
 from pyop_scaffold.commands.project_files import read_file_text, read_text
 from pyop_scaffold.commands.report import Report
@@ -42,6 +43,14 @@ HELPER_ROLES = ("admin", "editor", "viewer")
 RESERVED_KINDS = frozenset({"APIGroupVersion", "Client", "FieldError", "ForbiddenError", "Strategy", "TableColumn"})
 GROUP_VERSIONS_MARKER = "apiserver-groupversions"
 RESOURCES_MARKER = "apiserver-resources"
+
+
+def runtime_requirement() -> str:
+    """What the project's image must install to run the server: pyop-kit's `apiserver` extra, at the version
+    `pyop init` pinned the project to (the registry's YAML and greenlet, the models' built-in schemas, CEL)."""
+    from pyop_scaffold import __version__
+
+    return f"pyop-kit[apiserver]~={__version__}"
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
         first = APIServerLayout(project, group, version, kinds[0], default_plural(kinds[0]))
         rendered = render_template("apiserver", _context(root, project, first, options.namespaced))
         notes += apiserver_config.plan_config(changes, project, first, rendered)
+        notes += add_dependency(changes, runtime_requirement(), why="the aggregated API server's run-time extra")
         changes.update_file(PROJECT_FILE, dump_project(project))
     report = Report(files=project_files.apply(changes), notes=notes)
     last = APIServerLayout(project, group, version, kinds[-1], default_plural(kinds[-1]))

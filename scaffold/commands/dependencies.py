@@ -1,4 +1,5 @@
-"""Adding a requirement to the project's runtime dependencies (pyproject.toml), for `--external-api-module`.
+"""Adding a requirement to the project's runtime dependencies (pyproject.toml), for `--external-api-module` and for
+the extra an aggregated API server's image needs (`pyop create apiserver`).
 
 Kubebuilder runs `go get <module>@<version>` for an external kind; a Python project declares the distribution in
 `[project] dependencies`, which its image installs (`make lock`). The line `pyop init` writes is edited in place;
@@ -13,15 +14,17 @@ from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.render.changeset import ChangeSet
 
 PYPROJECT = "pyproject.toml"
-_ONE_LINE = re.compile(r"^dependencies = \[(?P<items>[^\]\n]*)\]$", re.MULTILINE)
+# One line of quoted requirements; a quoted one may hold brackets itself (`"pyop-kit[apiserver]~=0.1"`).
+_ONE_LINE = re.compile(r'^dependencies = \[(?P<items>(?:"[^"\n]*"|[^\]"\n])*)\]$', re.MULTILINE)
 
 
-def add_dependency(changes: ChangeSet, requirement: str) -> list[str]:
-    """Plan the edit; returns notes for the report (empty when the requirement is, or now will be, declared)."""
+def add_dependency(changes: ChangeSet, requirement: str, why: str = "the external kind's models") -> list[str]:
+    """Plan the edit; returns notes for the report (empty when the requirement is, or now will be, declared).
+    ``why``: what needs it, for the note asking the user to add it by hand."""
     text = read_text(changes, PYPROJECT)
     match = _ONE_LINE.search(text) if text is not None else None
     if text is None or match is None:
-        return [f"add {requirement!r} to the dependencies in {PYPROJECT} (the external kind's models)"]
+        return [f"add {requirement!r} to the dependencies in {PYPROJECT} ({why})"]
     items = [item.strip() for item in match["items"].split(",") if item.strip()]
     quoted = f'"{requirement}"'
     if quoted in items:

@@ -211,3 +211,12 @@ def test_long_names_keep_the_project_lint_clean(tmp_path: Path, pyop) -> None:  
     assert lint.returncode == 0, lint.stdout + lint.stderr
     top = (root / "wardle_operator_for_the_galactic_federation/apiserver/__init__.py").read_text()
     assert "import (\n    API_GROUP_VERSION as intergalactic_trade_v1beta1,\n)\n" in top
+
+
+def test_the_projects_image_gets_the_apiserver_extra_once(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    from pyop_scaffold import __version__
+
+    ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
+    ok(pyop("create", "apiserver", "--group", "wardle", "--version", "v1alpha1", "--kind", "Fischer", cwd=project))
+    lines = [line for line in _read(project, "pyproject.toml").splitlines() if line.startswith("dependencies = ")]
+    assert lines == [f'dependencies = ["pyop-kit~={__version__}", "pyop-kit[apiserver]~={__version__}"]']
