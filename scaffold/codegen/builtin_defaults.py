@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION, load_definitions
+from pyop_scaffold.codegen.module_output import write_or_check
 
 _HEADER = '''"""The Go `+default` markers of built-in types: (definition, property) -> default.
 
@@ -125,15 +126,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     except SourceError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.check:
-        current = args.target.read_text(encoding="utf-8") if args.target.is_file() else None
-        if current != text:
-            print(f"stale: {args.target}", file=sys.stderr)
-            return 1
-        return 0
-    args.target.write_text(text, encoding="utf-8")
-    print(f"wrote {args.target}")
-    return 0
+    return write_or_check(args.target, text, check=args.check)
 
 
 if __name__ == "__main__":

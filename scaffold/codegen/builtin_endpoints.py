@@ -21,12 +21,12 @@ import argparse
 import functools
 import importlib.util
 import re
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
 from pyop.api.definitions import available_kubernetes_versions, load_definitions
+from pyop_scaffold.codegen.module_output import write_or_check
 from pyop_scaffold.codegen.rest_mapping import rest_mapping
 
 _CLIENT_PACKAGE: Final = "kubernetes_asyncio"
@@ -158,15 +158,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the module is stale")
     args = parser.parse_args(list(argv) if argv is not None else None)
     text = render()
-    if args.check:
-        current = args.target.read_text(encoding="utf-8") if args.target.is_file() else None
-        if current != text:
-            print(f"stale: {args.target}", file=sys.stderr)
-            return 1
-        return 0
-    args.target.write_text(text, encoding="utf-8")
-    print(f"wrote {args.target}")
-    return 0
+    return write_or_check(args.target, text, check=args.check)
 
 
 if __name__ == "__main__":

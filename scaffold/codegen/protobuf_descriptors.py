@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from pyop.api.definitions import available_kubernetes_versions, load_definitions
 from pyop.apiserver.endpoints.protobuf.wire import WireError, iter_fields
+from pyop_scaffold.codegen.module_output import write_or_check
 
 _GZIP_MAGIC: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00"
 _FILE_PREFIX: Final = re.compile(rb"\n[\x00-\x7f]k8s\.io/[\x20-\x7e]*generated\.proto")
@@ -377,15 +378,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     except DescriptorSourceError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if args.check:
-        current = args.target.read_text(encoding="utf-8") if args.target.is_file() else None
-        if current != text:
-            print(f"stale: {args.target}", file=sys.stderr)
-            return 1
-        return 0
-    args.target.write_text(text, encoding="utf-8")
-    print(f"wrote {args.target}")
-    return 0
+    return write_or_check(args.target, text, check=args.check)
 
 
 if __name__ == "__main__":
