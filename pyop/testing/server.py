@@ -383,8 +383,8 @@ class TestAPIServer(GenericAPIServer):
         return super().discovery(request, target)
 
     async def openapi(self, request: web.BaseRequest) -> web.StreamResponse:
-        if request.path.startswith("/openapi/v3") and request.method == "GET":
-            aggregated_openapi = await self.aggregator.openapi_response(request, self.openapi_documents.v3_index)
+        if request.method == "GET":
+            aggregated_openapi = await self.aggregator.openapi_response(request, self.openapi_documents)
             if aggregated_openapi is not None:
                 return aggregated_openapi
         return await super().openapi(request)

@@ -326,14 +326,19 @@ def _encode(document: dict[str, Any]) -> bytes:
     return dumps(document)
 
 
-def v2_document(served: list[GroupVersion], kubernetes_version: str) -> dict[str, Any]:
-    """The whole API in one Swagger 2.0 document (kube-apiserver's /openapi/v2)."""
+def v2_document(served: list[GroupVersion], kubernetes_version: str, *, every_builtin: bool = True) -> dict[str, Any]:
+    """The whole API in one Swagger 2.0 document (kube-apiserver's /openapi/v2). ``every_builtin``: every built-in
+    definition, as kube-apiserver's document has them; else only those the served kinds' paths reach (an aggregated
+    server's document, as sample-apiserver's: its kinds and the meta types they use)."""
     paths = _Paths(v3=False, prefix=V2_PREFIX)
-    definitions: dict[str, Any] = {
-        name: definition(name, kubernetes_version, V2_PREFIX, v3=False) for name in load_definitions(kubernetes_version)
-    }
-    for name, special in _SPECIAL_FORMATS.items():
-        definitions[name] = {"type": "string", "format": special}
+    definitions: dict[str, Any] = {}
+    if every_builtin:
+        definitions = {
+            name: definition(name, kubernetes_version, V2_PREFIX, v3=False)
+            for name in load_definitions(kubernetes_version)
+        }
+        for name, special in _SPECIAL_FORMATS.items():
+            definitions[name] = {"type": "string", "format": special}
     for gv in served:
         for resource_type in gv.types:
             name = _schema_name(resource_type, kubernetes_version)
@@ -341,7 +346,17 @@ def v2_document(served: list[GroupVersion], kubernetes_version: str) -> dict[str
                 continue
             if resource_type.custom:
                 definitions.update(custom_schemas(resource_type, V2_PREFIX))
+            elif not every_builtin:
+                for own in (name, f"{name}List"):
+                    if own in load_definitions(kubernetes_version):
+                        definitions[own] = definition(own, kubernetes_version, V2_PREFIX, v3=False)
             paths.resource(resource_type, name)
+    if not every_builtin:  # what the paths reference (Status, Patch, DeleteOptions ...), then what those reference
+        reached: set[str] = set()
+        _references(paths.paths, V2_PREFIX, reached)
+        for name in reached - definitions.keys():
+            definitions[name] = definition(name, kubernetes_version, V2_PREFIX, v3=False)
+        definitions = _close(definitions, kubernetes_version, V2_PREFIX, v3=False)
     return {
         "swagger": "2.0",
         "info": _info(kubernetes_version),
@@ -401,6 +416,8 @@ class OpenAPIDocuments:
     def __init__(self, resources: ResourceRegistry, kubernetes_version: str) -> None:
         self.resources = resources
         self.kubernetes_version = kubernetes_version
+        # /openapi/v2 with every built-in definition (kube-apiserver's); an aggregated server sets False (its own).
+        self.every_builtin_v2 = True
         self._built: _Built | None = None
 
     def _current(self) -> _Built:
@@ -413,7 +430,7 @@ class OpenAPIDocuments:
     def v2(self) -> bytes:
         built = self._current()
         if built.v2 is None:
-            built.v2 = _encode(v2_document(built.served, self.kubernetes_version))
+            built.v2 = _encode(v2_document(built.served, self.kubernetes_version, every_builtin=self.every_builtin_v2))
         return built.v2
 
     def v3(self, path: str) -> tuple[bytes, str] | None:

@@ -86,6 +86,7 @@ class AggregatedServer(GenericAPIServer):
             version=_version_info(),
         )
         self.operations: AggregatedOperations = operations
+        self.openapi_documents.every_builtin_v2 = False  # /openapi/v2: its kinds and what they reference
         self._shutting_down = False
         self._stopped = asyncio.Event()
         self._tempdir: Path | None = None  # for_testing's
@@ -124,6 +125,8 @@ class AggregatedServer(GenericAPIServer):
         if callable(follow):
             follow(asyncio.get_running_loop().call_soon_threadsafe)
         context = self.ssl_context()
+        if self.config.serving_certificates is not None:  # --serving-cert-secret: the Secret's pair, CA injected
+            await self.config.serving_certificates.start(context, [(g.group, g.version) for g in self.groups])
         await self.listen(serving.bind_address, serving.port, context)
         if self.config.options.secure_serving.tls_cert_file:  # cert-manager renews it in place: reload it
             watcher = CertWatcher(
@@ -140,6 +143,8 @@ class AggregatedServer(GenericAPIServer):
         if self._certificate_reload is not None:
             self._certificate_reload.cancel()
             self._certificate_reload = None
+        if self.config.serving_certificates is not None:
+            await self.config.serving_certificates.stop()
         await super().stop()
         await self.config.close()
         if self._tempdir is not None:
@@ -174,11 +179,18 @@ class AggregatedServer(GenericAPIServer):
 
     @property
     def ca_pem(self) -> bytes:
-        """The serving certificate (self-signed: its own CA): an APIService's caBundle, decoded."""
+        """The serving certificate (self-signed: its own CA), or the Secret's CA bundle with --serving-cert-secret:
+        an APIService's caBundle, decoded."""
+        certificates = self.config.serving_certificates
+        if certificates is not None and certificates.bundle:
+            return certificates.bundle
         return self.config.serving.certificate_pem
 
     @property
     def ca_file(self) -> Path:
+        certificates = self.config.serving_certificates
+        if certificates is not None and certificates.bundle:
+            return certificates.ca_file()
         return self.config.serving.certificate_file
 
     def client_config(self, **overrides: Any) -> ClientConfig:

@@ -10,10 +10,10 @@ a service (`proxied`); such requests bypass the local registry and are forwarded
 from __future__ import annotations
 
 import base64
+import json
 import re
 import ssl
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,13 +24,14 @@ from aiohttp import web
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.discovery_aggregated import AGGREGATED_TYPE, aggregated_discovery, wants_aggregated
 from pyop.apiserver.endpoints.handlers import json_response
+from pyop.apiserver.endpoints.openapi import OpenAPIDocuments
 from pyop.apiserver.endpoints.routing import DiscoveryPath
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceRegistry
-from pyop.testing.aggregator import discovery
-from pyop.testing.aggregator.apiservice import GROUP, STORAGE_KEY, APIServiceSpec
+from pyop.testing.aggregator import discovery, openapi_v2
+from pyop.testing.aggregator.apiservice import GROUP, STORAGE_KEY, APIServiceSpec, sorted_by_group_and_version
 from pyop.testing.aggregator.authentication_info import publish
 from pyop.testing.aggregator.availability import AGGREGATOR_USER, AvailabilityController
 from pyop.testing.aggregator.certificates import FRONT_PROXY_CLIENT, FrontProxyIdentity
@@ -40,6 +41,7 @@ from pyop.testing.aggregator.resolver import resolve
 DISCOVERY_REFRESH = 60.0  # seconds: kube-aggregator refetches every aggregated server's discovery each minute
 _DISCOVERY_USER = UserInfo(AGGREGATOR_USER, [])
 _OPENAPI_USER = UserInfo("system:aggregator", [])  # kube-aggregator's OpenAPI downloader's identity
+_OPENAPI_V2 = "/openapi/v2"
 _OPENAPI_V3 = "/openapi/v3"
 _MANAGER = "pyop-testing"
 _NAME_CHARACTERS = re.compile(r"[^a-z0-9-]+")
@@ -63,6 +65,9 @@ class Aggregator:
         self._versions: dict[str, tuple[tuple[str, int], float, dict[str, Any] | None]] = {}
         # APIService name -> its server's /openapi/v3 index entry for the group/version (None: it has none)
         self._openapi: dict[str, dict[str, Any] | None] = {}
+        # APIService name -> its server's /openapi/v2 document (None: it has none), and the merged document's cache
+        self._openapi_v2: dict[str, dict[str, Any] | None] = {}
+        self._merged_v2: tuple[tuple[Any, ...], bytes] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------------------
 
@@ -175,6 +180,29 @@ class Aggregator:
         entry = await self._fetch_version(spec, url) if reachable else None
         self._versions[spec.name] = (key, time.monotonic(), entry)
         self._openapi[spec.name] = await self._fetch_openapi_entry(spec, url) if reachable else None
+        self._openapi_v2[spec.name] = await self._fetch_openapi_v2(spec, url) if reachable else None
+
+    async def _fetch_openapi_v2(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
+        """The server's ``/openapi/v2`` (Swagger 2.0, JSON), fetched as ``system:aggregator`` as kube-aggregator's
+        downloader does; None when it has none or answers something else."""
+        route = self._route(spec, url)
+        try:
+            async with self.proxy.session().get(
+                url + _OPENAPI_V2,
+                headers={**dict(identity_headers(_OPENAPI_USER)), "Accept": "application/json"},
+                ssl=route.ssl_context,
+                server_hostname=route.server_name,
+                allow_redirects=False,
+                timeout=aiohttp.ClientTimeout(total=5.0),
+            ) as answer:
+                if answer.status != 200:
+                    return None
+                document = await answer.json(content_type=None)
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+            return None
+        if not isinstance(document, dict) or not isinstance(document.get("paths") or {}, dict):
+            return None
+        return document
 
     async def _fetch_openapi_entry(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
         """The server's ``/openapi/v3`` index entry of ``apis/<group>/<version>`` (what the index lists for it)."""
@@ -201,14 +229,21 @@ class Aggregator:
     # --- OpenAPI v3 ------------------------------------------------------------------------------------
 
     async def openapi_response(
-        self, request: web.BaseRequest, local_index: Callable[[], dict[str, Any]]
+        self, request: web.BaseRequest, documents: OpenAPIDocuments
     ) -> web.StreamResponse | None:
-        """``/openapi/v3`` with the aggregated servers' group/versions, and their ``/openapi/v3/apis/<g>/<v>``
-        documents from the servers (kube-aggregator downloads and re-serves them; here they are fetched on
-        request, as ``system:aggregator``). None for every other path: the server's own answer stands."""
+        """``/openapi/v2`` merged with the available APIServices' (`openapi_v2`); ``/openapi/v3`` with the
+        aggregated servers' group/versions, and their ``/openapi/v3/apis/<g>/<v>`` documents from the servers
+        (kube-aggregator downloads and re-serves them; here they are fetched on request, as ``system:aggregator``).
+        None for every other path, and for a v2 request the server's own answer refuses (a protobuf-only
+        Accept): the server's own answer stands."""
         path = request.path.rstrip("/")
+        if path == _OPENAPI_V2:
+            accept = request.headers.get("Accept", "")
+            if accept and not any(t in accept for t in ("application/json", "*/*", "application/*")):
+                return None
+            return web.Response(body=self.openapi_v2(documents.v2()), content_type="application/json")
         if path == _OPENAPI_V3:
-            index = local_index()
+            index = documents.v3_index()
             paths = dict(index.get("paths") or {})
             for spec in self.specs():
                 entry = self._openapi.get(spec.name) if spec.available and spec.service is not None else None
@@ -222,6 +257,29 @@ class Aggregator:
         if served is None:
             return None
         return await self.serve(request, served, _OPENAPI_USER)
+
+    def openapi_v2(self, local: bytes) -> bytes:
+        """The server's own v2 document (``local``, JSON) with every available APIService's merged in, by
+        priority; cached until either side changes."""
+        specs = [spec for group in sorted_by_group_and_version(self.specs()) for spec in group]
+        fetched = [
+            (spec.name, document)
+            for spec in specs
+            if spec.available and spec.service is not None
+            for document in [self._openapi_v2.get(spec.name)]
+            if document is not None
+        ]
+        key = (local, *(document for _, document in fetched))  # compared by identity: each is replaced, not changed
+        cached = self._merged_v2
+        if (
+            cached is not None
+            and len(cached[0]) == len(key)
+            and all(a is b for a, b in zip(cached[0], key, strict=True))
+        ):
+            return cached[1]
+        body = local if not fetched else dumps(openapi_v2.merged(json.loads(local), [d for _, d in fetched]))
+        self._merged_v2 = (key, body)
+        return body
 
     async def _fetch_version(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
         """The group/version's APIVersionDiscovery from its server: aggregated ``/apis``, else the unaggregated
