@@ -6,7 +6,10 @@ identity, authenticated (and authorized) here, travels as ``X-Remote-User``, one
 removed, with the credentials (``Authorization``, ``Impersonate-*``) that kube-apiserver's filters consume. Hop-by-hop
 headers are dropped both ways. Bodies stream both ways, unbuffered and undecoded (gzip passes through as it came),
 so a watch is relayed event by event for as long as either side keeps it open. An APIService that is not Available
-is a plain-text 503 ``service unavailable``; a backend that cannot be reached is a 503 naming the error.
+is a plain-text 503 ``service unavailable``; a backend that cannot be reached is a plain-text 503
+``error trying to reach service: <Go's error>`` (apimachinery's proxy transport error, written by kube-aggregator's
+responder with ``http.Error``). A request that is not long-running and gets no answer within kube-apiserver's
+request deadline (`deadline`) is a 504 ``Timeout`` Status; watches are never cut.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 import aiohttp
@@ -24,13 +28,16 @@ from aiohttp import web
 from multidict import CIMultiDict
 from yarl import URL
 
+from pyop.api.status import ApiError
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.wire import dumps
 from pyop.testing.aggregator.authentication_info import (
     EXTRA_HEADER_PREFIXES,
     GROUP_HEADERS,
     UID_HEADERS,
     USERNAME_HEADERS,
 )
+from pyop.testing.aggregator.deadline import REQUEST_TIMEOUT, long_running, request_deadline, timeout_status
 
 # RFC 9110's hop-by-hop headers (Go's httputil.ReverseProxy list), plus the ones a Connection header names.
 HOP_BY_HOP = frozenset(
@@ -68,6 +75,11 @@ def unavailable(text: str = "service unavailable") -> web.Response:
     response = web.Response(status=503, text=text + "\n", content_type="text/plain", charset="utf-8")
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def status_response(status: dict[str, Any]) -> web.Response:
+    """A Status answered as kube-apiserver's filters write one (JSON, its code as the HTTP status)."""
+    return web.Response(status=int(status["code"]), body=dumps(status), content_type="application/json")
 
 
 def _connection_named(headers: Mapping[str, str]) -> set[str]:
@@ -137,8 +149,10 @@ def _closing(request: web.BaseRequest) -> bool:
 class Proxy:
     """Forwards requests over one client session (connections are pooled per backend and TLS context)."""
 
-    def __init__(self) -> None:
+    def __init__(self, request_timeout: float = REQUEST_TIMEOUT) -> None:
         self._session: aiohttp.ClientSession | None = None
+        # kube-apiserver's --request-timeout for requests that are not long-running (`deadline`); tests shorten it.
+        self.request_timeout = request_timeout
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -157,28 +171,39 @@ class Proxy:
     async def forward(self, request: web.BaseRequest, route: Route, user: UserInfo) -> web.StreamResponse:
         url = URL(route.url.rstrip("/") + request.raw_path, encoded=True)
         body = request.content if request.body_exists else None
+        deadline: float | None = None  # the loop's clock; None: long-running, never cut
+        if not long_running(request.path, request.query):
+            try:
+                seconds = request_deadline(request.query, self.request_timeout)
+            except ApiError as error:
+                return status_response(error.to_status())
+            deadline = asyncio.get_running_loop().time() + seconds
         # Go's transport sends a bodiless idempotent request again when a pooled connection turns out closed.
         attempts = 2 if body is None and request.method in _IDEMPOTENT else 1
         for attempt in range(attempts):
+            limit = asyncio.timeout_at(deadline)
             try:
-                upstream = await self.session().request(
-                    request.method,
-                    url,
-                    headers=upstream_headers(request, user),
-                    data=body,
-                    ssl=route.ssl_context,
-                    server_hostname=route.server_name,
-                    allow_redirects=False,
-                )
+                async with limit:
+                    upstream = await self.session().request(
+                        request.method,
+                        url,
+                        headers=upstream_headers(request, user),
+                        data=body,
+                        ssl=route.ssl_context,
+                        server_hostname=route.server_name,
+                        allow_redirects=False,
+                    )
                 break
             except aiohttp.ServerDisconnectedError as error:
                 if attempt + 1 == attempts:
                     return unavailable(f"error trying to reach service: {describe(error, url)}")
             except (TimeoutError, aiohttp.ClientError, OSError) as error:
+                if limit.expired():  # no answer within the request's deadline: kube-apiserver's timeout filter
+                    return status_response(timeout_status())
                 return unavailable(f"error trying to reach service: {describe(error, url)}")
         complete = False
         try:
-            response, complete = await self._relay(request, upstream)
+            response, complete = await self._relay(request, upstream, deadline)
             return response
         finally:
             if complete:
@@ -187,9 +212,12 @@ class Proxy:
                 upstream.close()  # abandoned mid-body: the connection cannot be reused
 
     async def _relay(
-        self, request: web.BaseRequest, upstream: aiohttp.ClientResponse
+        self, request: web.BaseRequest, upstream: aiohttp.ClientResponse, deadline: float | None = None
     ) -> tuple[web.StreamResponse, bool]:
-        """The response relayed, and whether the upstream body was read to its end."""
+        """The response relayed, and whether the upstream body was read to its end. Past ``deadline`` (the loop's
+        clock) the client's connection is closed: the status line is sent, so the timeout filter can only kill the
+        connection, as kube-apiserver's does."""
+        loop = asyncio.get_running_loop()
         dropped = HOP_BY_HOP | _connection_named(upstream.headers)
         response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
         for name, value in upstream.headers.items():
@@ -205,11 +233,16 @@ class Proxy:
                 if not chunk:
                     if body.at_eof():
                         break
+                    wait = _DISCONNECT_POLL if deadline is None else min(_DISCONNECT_POLL, deadline - loop.time())
                     try:
-                        chunk = await asyncio.wait_for(body.readany(), _DISCONNECT_POLL)
+                        chunk = await asyncio.wait_for(body.readany(), max(wait, 0.0))
                     except TimeoutError:
                         if _closing(request):
                             return response, False  # the client went away: end the upstream request (a watch)
+                        if deadline is not None and loop.time() >= deadline:
+                            if request.transport is not None:
+                                request.transport.close()
+                            return response, False
                         continue
                     if not chunk:
                         break
