@@ -28,7 +28,7 @@ from aiohttp import web
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.apiserver.authentication.authenticator import TokenAuthenticator
-from pyop.apiserver.endpoints.routing import DiscoveryPath, Target
+from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceRegistry
@@ -43,6 +43,7 @@ from pyop.testing.authorization import Authorization
 from pyop.testing.authorization.tokens import token_request
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
+from pyop.testing.builtins.pod_streaming import PodStreams
 from pyop.testing.builtins.pod_subresources import PodLogs, bind, evict
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
@@ -153,6 +154,8 @@ class TestAPIServer(GenericAPIServer):
         self.webhooks = WebhookDispatcher(store, operations)
         # What kubelets would stream as containers' logs (`pods/<name>/log`): tests set them here.
         self.pod_logs = PodLogs()
+        # What containers do when a client execs, attaches or forwards a port (`pods/<name>/exec`, ...).
+        self.pod_streams = PodStreams(self.kubernetes_version, self._authorize_verb)
         self.authorization = Authorization(store, self.users)  # RBAC, with the default ClusterRoles
         super().__init__(
             operations,
@@ -162,6 +165,11 @@ class TestAPIServer(GenericAPIServer):
             version=_version_document(self.kubernetes_version),
             subresource_creates={"token": token_request, "pods/eviction": evict, "pods/binding": bind},
             subresource_gets={"pods/log": self._pod_log},
+            subresource_connects={
+                "pods/exec": self.pod_streams.exec,
+                "pods/attach": self.pod_streams.attach,
+                "pods/portforward": self.pod_streams.portforward,
+            },
         )
         for path in _UNAUTHENTICATED_PATHS:
             self.add_path(path, _ok, public=True)
@@ -319,6 +327,11 @@ class TestAPIServer(GenericAPIServer):
 
     def _pod_log(self, operations: Operations, namespace: str, name: str, query: Any) -> web.StreamResponse:
         return self.pod_logs.get_log(operations, namespace, name, query)
+
+    def _authorize_verb(self, user: UserInfo, request: web.BaseRequest, verb: str) -> None:
+        """RBAC's check of this request as another verb (pod streams' compound `create` check), or its 403."""
+        target = parse_path(request.path)
+        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)
 
     def token_for_service_account(self, namespace: str, name: str) -> str:
         """A bearer token that authenticates as the ServiceAccount (`system:serviceaccount:<ns>:<name>`, groups

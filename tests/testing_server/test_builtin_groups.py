@@ -90,7 +90,14 @@ async def test_discovery_entries_match_kube_apiserver(api: Api) -> None:
     assert (
         core_resources["pods/eviction"]["group"] == "policy" and core_resources["pods/eviction"]["kind"] == "Eviction"
     )
-    assert "pods/exec" not in core_resources  # not served here: see pyop.testing.builtins.catalog
+    assert core_resources["pods/exec"] == {
+        "name": "pods/exec",
+        "singularName": "",
+        "namespaced": True,
+        "kind": "PodExecOptions",
+        "verbs": ["create", "get"],
+    }
+    assert "pods/proxy" not in core_resources  # not served here: see pyop.testing.builtins.catalog
     _, authz = await api.get("/apis/authorization.k8s.io/v1")
     assert {entry["name"]: entry["verbs"] for entry in authz["resources"]} == {
         "localsubjectaccessreviews": ["create"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import yaml
@@ -39,6 +39,9 @@ T = TypeVar("T")
 SubresourceCreate = Callable[[Any, str, str, Any], dict[str, Any]]
 # GET of a subresource that is no stored object (a pod's `log`): (operations, namespace, name, query) -> response.
 SubresourceGet = Callable[[Any, str, str, Any], web.StreamResponse]
+# A streaming subresource (a pod's `exec`, `attach`, `portforward`: GET for a websocket upgrade, POST for SPDY):
+# (operations, namespace, name, request, user) -> the response (the upgraded connection, served to its end).
+SubresourceConnect = Callable[[Any, str, str, web.BaseRequest, Any], Awaitable[web.StreamResponse]]
 
 
 def query_bool(query: Any, name: str) -> bool:
@@ -150,17 +153,19 @@ class ApiHandler:
         *,
         subresource_creates: Mapping[str, SubresourceCreate] | None = None,
         subresource_gets: Mapping[str, SubresourceGet] | None = None,
+        subresource_connects: Mapping[str, SubresourceConnect] | None = None,
     ) -> None:
         """``admission``: what drives writes through admission (None: writes run straight through and no
         conversion webhook can be called). ``subresource_creates``: POST handlers of subresources that are not
         registry writes, by subresource name (the test server's ``token``, for every kind that has one) or by
         `<storage key>/<subresource>` (`pods/eviction`). ``subresource_gets``: GET handlers, keyed the second way
-        (`pods/log`)."""
+        (`pods/log`); ``subresource_connects``: streaming ones, GET and POST (`pods/exec`)."""
         self.operations = operations
         self.resources = operations.resources
         self.admission = admission
         self.subresource_creates = dict(subresource_creates or {})
         self.subresource_gets = dict(subresource_gets or {})
+        self.subresource_connects = dict(subresource_connects or {})
 
     def _subresource_create(self, resource_type: ResourceType, subresource: str) -> SubresourceCreate | None:
         own = self.subresource_creates.get(f"{resource_type.storage_key}/{subresource}")
@@ -208,7 +213,9 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         special = f"{resource_type.storage_key}/{target.subresource}"
         if target.subresource not in ("", "status", "scale", "finalize", "token") and not (
-            special in self.subresource_creates or special in self.subresource_gets
+            special in self.subresource_creates
+            or special in self.subresource_gets
+            or special in self.subresource_connects
         ):
             raise ApiError(404, "the server could not find the requested resource")
         return resource_type
@@ -224,6 +231,10 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         ns = namespace or ""
         ops = self.operations
+        if target.subresource and self.subresource_connects and verb in ("get", "create"):
+            connect = self.subresource_connects.get(f"{resource_type.storage_key}/{target.subresource}")
+            if connect is not None:
+                return await connect(ops, ns, target.name, request, user)
         query = request.query
         if verb == "get":
             get = self.subresource_gets.get(f"{resource_type.storage_key}/{target.subresource}")

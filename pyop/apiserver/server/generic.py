@@ -41,6 +41,7 @@ from pyop.apiserver.authorization.authorizer import AlwaysAllow, Authorizer
 from pyop.apiserver.endpoints.discovery_aggregated import aggregated_response, wants_aggregated
 from pyop.apiserver.endpoints.handlers import (
     ApiHandler,
+    SubresourceConnect,
     SubresourceCreate,
     SubresourceGet,
     error_response,
@@ -73,13 +74,15 @@ class GenericAPIServer:
         version: Mapping[str, str] | None = None,
         subresource_creates: Mapping[str, SubresourceCreate] | None = None,
         subresource_gets: Mapping[str, SubresourceGet] | None = None,
+        subresource_connects: Mapping[str, SubresourceConnect] | None = None,
     ) -> None:
         """``operations``: the registry, over its store and resource types. ``authenticator``: who a request is
         from. ``authorizer``: whether they may (None: everything is allowed). ``admission``: what drives writes
         through admission plugins and bridged reads through conversion calls (None: writes run straight
         through). ``version``: the ``/version`` document. ``subresource_creates``: POST handlers of subresources
         that are not registry writes (the test server's ServiceAccount ``token``, pods' ``eviction`` and
-        ``binding``); ``subresource_gets``: GET handlers of such subresources (pods' ``log``)."""
+        ``binding``); ``subresource_gets``: GET handlers of such subresources (pods' ``log``);
+        ``subresource_connects``: streaming ones, upgraded connections (pods' ``exec``, ``attach``, ``portforward``)."""
         self.operations = operations
         self.store = operations.store
         self.resources = operations.resources
@@ -88,7 +91,11 @@ class GenericAPIServer:
         self.admission = admission
         self.version = dict(version or {})
         self.handler = ApiHandler(
-            operations, admission, subresource_creates=subresource_creates, subresource_gets=subresource_gets
+            operations,
+            admission,
+            subresource_creates=subresource_creates,
+            subresource_gets=subresource_gets,
+            subresource_connects=subresource_connects,
         )
         self.openapi_documents = OpenAPIDocuments(self.resources, operations.builtin.kubernetes_version)
         self.paths: dict[str, PathHandler] = {}

@@ -8,9 +8,9 @@ categories and field selectors, which no OpenAPI document carries, from `names`.
 
 Subresources are listed (in discovery) and routed only where the server implements them faithfully: `status`
 (every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets: their selector is a
-LabelSelector), the Namespace `finalize` and the ServiceAccount `token` (pyop.testing.authorization.tokens). Pod
-`log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`, `binding`, `resize`, `ephemeralcontainers`, CSR
-`approval`, node and service `proxy` and
+LabelSelector), the Namespace `finalize` and the ServiceAccount `token` (pyop.testing.authorization.tokens), and
+pods' `log`, `eviction`, `binding` (pod_subresources) and `exec`, `attach`, `portforward` (pod_streaming). Pod
+`proxy`, `resize`, `ephemeralcontainers`, CSR `approval`, node and service `proxy` and
 the ReplicationController `scale` are absent (a 404, as for a resource a server does not have). The `Binding` kind
 (POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
 
@@ -38,9 +38,12 @@ _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"}
 # Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
 _SPECIAL_SUBRESOURCES: Final = {
     ("", "pods"): (
+        SpecialSubresource("attach", "PodAttachOptions", ("create", "get")),
         SpecialSubresource("binding", "Binding", ("create",)),
         SpecialSubresource("eviction", "Eviction", ("create",), group="policy", version="v1"),
+        SpecialSubresource("exec", "PodExecOptions", ("create", "get")),
         SpecialSubresource("log", "Pod", ("get",)),
+        SpecialSubresource("portforward", "PodPortForwardOptions", ("create", "get")),
     ),
 }
 

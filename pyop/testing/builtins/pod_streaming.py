@@ -1,0 +1,587 @@
+"""Pods' streaming subresources, `exec`, `attach` and `portforward`, over kube's websocket channel protocols.
+
+On a cluster kube-apiserver checks the request (pkg/registry/core/pod/strategy.go, streamLocation) and proxies the
+upgrade to the pod's kubelet, which runs the command in the container (or attaches to it, or dials the port in
+the pod's network namespace). The test server has no kubelets and no containers, so the test says what the
+container does: `PodStreams` (``TestAPIServer.pod_streams``) holds, per pod,
+
+- an exec handler (optionally per container): it receives an `ExecSession` (the command, stdin, tty and terminal
+  size) and writes stdout/stderr, and returns the exit code;
+- an attach handler per container: the same session without a command (the container's main process);
+- a port handler per port: an asyncio stream handler ``(reader, writer)`` as `asyncio.start_server` calls one (an
+  echo server), or `PodStreams.forward_port` to a real local TCP port.
+
+What is checked first is kube-apiserver's: the pod exists (404), a container is named or the pod has one (400 "a
+container name must be specified for pod X, choose one of: [a b]"), it is the pod's (400 "container Y is not valid
+for pod X"), the pod is bound (400 "pod X does not have a host assigned"). Without a handler the answer is the
+kubelet's for a container that does not run: 500 `container not found ("app")` (kubectl: "unable to upgrade
+connection: container not found"); a forwarded port without a handler gets the kubelet's error on the port's
+error channel, as a port nothing listens on. From Kubernetes 1.35 a websocket upgrade (a GET, authorized as `get`)
+must also be allowed to `create` the subresource (AuthorizePodWebsocketUpgradeCreatePermission, on by default).
+
+The protocols are the websocket ones (pyop.apiserver.endpoints.channels): ``v5``/``v4.channel.k8s.io`` for
+commands (kubectl's default since 1.30, the kubernetes Python client's `stream`), ``v4.channel.k8s.io`` with two
+channels per port for port-forward (the Python client's `portforward`). SPDY (a POST with ``Upgrade: SPDY/3.1``,
+and the SPDY tunnel `kubectl port-forward` sends) is not served: such a request is answered 400 after the same
+checks, so its errors are still kube's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from aiohttp import WSMsgType, web
+
+from pyop.api.status import bad_request, not_found
+from pyop.apiserver.endpoints import channels
+from pyop.apiserver.endpoints.channels import ChannelProtocol
+from pyop.apiserver.endpoints.handlers import query_bool
+from pyop.apiserver.registry.operations import Operations
+
+# (user, request, verb): raises the 403 when the user may not (the test server's RBAC).
+Authorize = Callable[[Any, web.BaseRequest, str], None]
+ExecHandler = Callable[["ExecSession"], Awaitable[int | None] | int | None]
+AttachHandler = Callable[["ExecSession"], Awaitable[None] | None]
+PortHandler = Callable[[asyncio.StreamReader, "PortWriter"], Awaitable[None]]
+
+_COMPOUND_AUTHORIZATION_SINCE: Final = 35  # minor version from which websocket upgrades need `create`
+_MISSING_UPGRADE: Final = "unable to upgrade: missing upgrade headers in request"
+_NO_SPDY: Final = (
+    "the test server serves pod streams over websockets only (v5/v4.channel.k8s.io), not SPDY: "
+    "kubectl 1.30+ and the kubernetes Python client use websockets"
+)
+
+
+@dataclass(frozen=True)
+class TerminalSize:
+    width: int
+    height: int
+
+
+class Output:
+    """A container's stdout or stderr as the handler writes it (bytes, or text sent as UTF-8)."""
+
+    def __init__(self, connection: _Connection, channel: int, requested: bool) -> None:
+        self._connection, self._channel, self.requested = connection, channel, requested
+
+    def write(self, data: bytes | str) -> None:
+        """Queue ``data`` for the client (dropped when the client did not ask for this stream, as kube does)."""
+        if self.requested and data:
+            self._connection.send(self._channel, data.encode() if isinstance(data, str) else data)
+
+    async def drain(self) -> None:
+        """Wait until what was written has been sent."""
+        await self._connection.flush()
+
+
+@dataclass
+class ExecSession:
+    """One `exec` or `attach`, as a container would see it. ``stdin`` is None when the client sent none; it
+    reaches its end when the client closes it (the v5 close signal) or goes away. ``terminal_size`` is the
+    latest resize (tty sessions), ``resizes`` every resize in order."""
+
+    namespace: str
+    pod: str
+    container: str
+    command: list[str]
+    tty: bool
+    stdin: asyncio.StreamReader | None
+    stdout: Output
+    stderr: Output
+    terminal_size: TerminalSize | None = None
+    resizes: asyncio.Queue[TerminalSize] = field(default_factory=asyncio.Queue)
+
+
+class PortWriter:
+    """The writing half of one forwarded connection, shaped as asyncio's StreamWriter (write, drain, close)."""
+
+    def __init__(self, connection: _Connection, channel: int) -> None:
+        self._connection, self._channel = connection, channel
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        if not self._closed and data:
+            self._connection.send(self._channel, bytes(data))
+
+    async def drain(self) -> None:
+        await self._connection.flush()
+
+    def close(self) -> None:
+        self._closed = True
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    async def wait_closed(self) -> None:
+        await self._connection.flush()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+class _Connection:
+    """One upgraded websocket: messages out in order through one sender task, messages in through a reader."""
+
+    def __init__(self, ws: web.WebSocketResponse, protocol: ChannelProtocol) -> None:
+        self.ws, self.protocol = ws, protocol
+        self._out: asyncio.Queue[bytes | str] = asyncio.Queue()
+        self.lost = False
+        self._sender = asyncio.ensure_future(self._send_loop())
+
+    def send(self, channel: int, data: bytes) -> None:
+        if not self.lost:
+            self._out.put_nowait(self.protocol.encode(channel, data))
+
+    async def flush(self) -> None:
+        if not self.lost:
+            await self._out.join()
+
+    async def _send_loop(self) -> None:
+        while True:
+            message = await self._out.get()
+            try:
+                if not self.lost:
+                    if isinstance(message, str):
+                        await self.ws.send_str(message)
+                    else:
+                        await self.ws.send_bytes(message)
+            except (ConnectionError, RuntimeError):
+                self.lost = True
+            finally:
+                self._out.task_done()
+
+    async def messages(self) -> Any:
+        """(channel, data) of each client message until the client closes (pings are answered by aiohttp)."""
+        async for message in self.ws:
+            if message.type in (WSMsgType.BINARY, WSMsgType.TEXT):
+                try:
+                    channel, data = self.protocol.decode(message.data)
+                except ValueError:
+                    break
+                if channel >= 0:
+                    yield channel, data
+            elif message.type == WSMsgType.ERROR:
+                break
+        self.lost = True
+
+    async def close(self) -> None:
+        await self.flush()
+        self._sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._sender
+        if not self.ws.closed:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await self.ws.close()
+
+
+@dataclass
+class PodStreams:
+    """What each pod's containers do when a client execs into them, attaches to them or forwards their ports (set
+    by tests; see the module docstring). Keys are (namespace, pod[, container or port])."""
+
+    kubernetes_version: str = ""
+    authorize: Authorize | None = None
+    exec_handlers: dict[tuple[str, str, str], ExecHandler] = field(default_factory=dict)
+    attach_handlers: dict[tuple[str, str, str], AttachHandler] = field(default_factory=dict)
+    port_handlers: dict[tuple[str, str, int], PortHandler] = field(default_factory=dict)
+
+    # --- the test-facing API ------------------------------------------------------------------------------------
+
+    def on_exec(self, namespace: str, pod: str, handler: ExecHandler, *, container: str = "") -> None:
+        """Run ``handler`` for every command exec'd in pod ``namespace/pod`` (in ``container`` only, when named; a
+        container's own handler wins over the pod's). It returns the exit code (None: 0)."""
+        self.exec_handlers[(namespace, pod, container)] = handler
+
+    def on_attach(self, namespace: str, pod: str, container: str, handler: AttachHandler) -> None:
+        """Run ``handler`` when a client attaches to ``container`` (its main process's stdin/stdout/stderr)."""
+        self.attach_handlers[(namespace, pod, container)] = handler
+
+    def on_port(self, namespace: str, pod: str, port: int, handler: PortHandler) -> None:
+        """Serve each connection forwarded to the pod's ``port`` with ``handler(reader, writer)``."""
+        self.port_handlers[(namespace, pod, port)] = handler
+
+    def forward_port(self, namespace: str, pod: str, port: int, target_port: int, host: str = "127.0.0.1") -> None:
+        """Forward each connection to the pod's ``port`` to a real TCP server at ``host:target_port``."""
+        self.on_port(namespace, pod, port, _tcp_forwarder(host, target_port))
+
+    def clear(self, namespace: str, pod: str) -> None:
+        """Forget every handler of the pod."""
+        every: tuple[dict[Any, Any], ...] = (self.exec_handlers, self.attach_handlers, self.port_handlers)
+        for handlers in every:
+            for key in [key for key in handlers if key[:2] == (namespace, pod)]:
+                del handlers[key]
+
+    # --- the subresource handlers (GenericAPIServer's subresource_connects) -------------------------------------
+
+    async def exec(
+        self, operations: Operations, namespace: str, name: str, request: web.BaseRequest, user: Any
+    ) -> web.StreamResponse:
+        self._compound_authorization(user, request)
+        query = request.query
+        pod = _pod(operations, namespace, name)
+        container = _stream_container(pod, query.get("container", ""))
+        _bound(pod)
+        command = query.getall("command", [])
+        _stream_options(query)
+        handler = self.exec_handlers.get((namespace, name, container)) or self.exec_handlers.get((namespace, name, ""))
+        if handler is None:
+            return _container_not_found(container)
+        refusal = _refusal(request, channels.REMOTE_COMMAND_PROTOCOLS)
+        if refusal is not None:
+            return refusal
+        return await _remote_command(request, namespace, name, container, command, handler, attach=False)
+
+    async def attach(
+        self, operations: Operations, namespace: str, name: str, request: web.BaseRequest, user: Any
+    ) -> web.StreamResponse:
+        self._compound_authorization(user, request)
+        pod = _pod(operations, namespace, name)
+        container = _stream_container(pod, request.query.get("container", ""))
+        _bound(pod)
+        _stream_options(request.query)
+        handler = self.attach_handlers.get((namespace, name, container))
+        if handler is None:
+            return _container_not_found(container)
+        refusal = _refusal(request, channels.REMOTE_COMMAND_PROTOCOLS)
+        if refusal is not None:
+            return refusal
+        return await _remote_command(request, namespace, name, container, [], handler, attach=True)
+
+    async def portforward(
+        self, operations: Operations, namespace: str, name: str, request: web.BaseRequest, user: Any
+    ) -> web.StreamResponse:
+        self._compound_authorization(user, request)
+        pod = _pod(operations, namespace, name)
+        _bound(pod)
+        refusal = _refusal(request, channels.PORT_FORWARD_PROTOCOLS)
+        if refusal is not None:
+            return refusal
+        ports = _ports(request.query)
+        handlers = [self.port_handlers.get((namespace, name, port)) for port in ports]
+        return await _port_forward(request, pod["metadata"].get("uid", ""), ports, handlers)
+
+    def _compound_authorization(self, user: Any, request: web.BaseRequest) -> None:
+        """A websocket upgrade is a GET (authorized as `get`); from 1.35 it must also be allowed to `create`."""
+        if self.authorize is None or request.method != "GET" or user is None:
+            return
+        minor = self.kubernetes_version.split(".")[1] if "." in self.kubernetes_version else ""
+        if minor.isdigit() and int(minor) >= _COMPOUND_AUTHORIZATION_SINCE:
+            self.authorize(user, request, "create")
+
+
+# --- checks ---------------------------------------------------------------------------------------------------
+
+
+def _pod(operations: Operations, namespace: str, name: str) -> dict[str, Any]:
+    pod = operations.store.get("pods", namespace, name)
+    if pod is None:
+        raise not_found("pods", "", name)
+    return pod
+
+
+def _stream_container(pod: dict[str, Any], requested: str) -> str:
+    """The container a stream addresses, as kube's streamLocation picks and checks it."""
+    spec = pod.get("spec") or {}
+    name = pod["metadata"]["name"]
+    if requested:
+        names = [
+            c["name"] for key in ("containers", "initContainers", "ephemeralContainers") for c in spec.get(key) or []
+        ]
+        if requested not in names:
+            raise bad_request(f"container {requested} is not valid for pod {name}")
+        return requested
+    regular = [c["name"] for c in spec.get("containers") or []]
+    if len(regular) == 1:
+        return regular[0]
+    if not regular:
+        raise bad_request(f"a container name must be specified for pod {name}")
+    message = f"a container name must be specified for pod {name}, choose one of: [{' '.join(regular)}]"
+    init = [c["name"] for c in spec.get("initContainers") or []]
+    if init:
+        message += f" or one of the init containers: [{' '.join(init)}]"
+    raise bad_request(message)
+
+
+def _bound(pod: dict[str, Any]) -> None:
+    if not (pod.get("spec") or {}).get("nodeName"):
+        raise bad_request(f"pod {pod['metadata']['name']} does not have a host assigned")
+
+
+def _container_not_found(container: str) -> web.Response:
+    """The kubelet's answer for a container it does not run, which kube-apiserver passes on."""
+    return web.Response(status=500, text=f'container not found ("{container}")')
+
+
+def _is_websocket(request: web.BaseRequest) -> bool:
+    connection = request.headers.get("Connection", "").lower()
+    return request.headers.get("Upgrade", "").lower() == "websocket" and "upgrade" in connection
+
+
+def _refusal(request: web.BaseRequest, supported: tuple[ChannelProtocol, ...]) -> web.StreamResponse | None:
+    """Why this request cannot be upgraded (None when it can): SPDY, no upgrade at all, or no common protocol."""
+    if not _is_websocket(request):
+        if request.headers.get("Upgrade", ""):
+            raise bad_request(_NO_SPDY)
+        raise bad_request(_MISSING_UPGRADE)
+    requested = channels.requested_protocols(request.headers.get("Sec-WebSocket-Protocol", ""))
+    if channels.choose(requested, supported) is None:
+        allowed = " ".join(protocol.name for protocol in supported)
+        raise bad_request(f"requested protocol(s) are not supported: [{' '.join(requested)}]; supports [{allowed}]")
+    return None
+
+
+def _ports(query: Any) -> list[int]:
+    """The `ports` of a PodPortForwardOptions (repeated or comma-separated), as the kubelet parses them."""
+    values = query.getall("ports", [])
+    if not values:
+        raise bad_request('query parameter "port" is required')
+    ports = []
+    for value in values:
+        if not value:
+            raise bad_request('query parameter "port" cannot be empty')
+        for part in value.split(","):
+            if not part.isdigit() or int(part) > 65535:
+                raise bad_request(f'unable to parse "{part}" as a port')
+            if int(part) < 1:
+                raise bad_request(f'port "{part}" must be > 0')
+            ports.append(int(part))
+    return ports
+
+
+def _stream_options(query: Any) -> tuple[bool, bool, bool, bool]:
+    """(tty, stdin, stdout, stderr) as the kubelet reads them (remotecommand.NewOptions): a terminal has no
+    separate stderr, and at least one stream is needed."""
+    tty = query_bool(query, "tty")
+    stdin, stdout = query_bool(query, "stdin"), query_bool(query, "stdout")
+    stderr = query_bool(query, "stderr") and not tty
+    if not (stdin or stdout or stderr):
+        raise bad_request("you must specify at least 1 of stdin, stdout, stderr")
+    return tty, stdin, stdout, stderr
+
+
+# --- exec and attach ------------------------------------------------------------------------------------------
+
+
+async def _open(request: web.BaseRequest, supported: tuple[ChannelProtocol, ...]) -> _Connection:
+    requested = channels.requested_protocols(request.headers.get("Sec-WebSocket-Protocol", ""))
+    protocol = channels.choose(requested, supported)
+    assert protocol is not None  # _refusal checked it
+    ws = web.WebSocketResponse(protocols=(protocol.name,) if requested else (), max_msg_size=0)
+    await ws.prepare(request)  # type: ignore[arg-type]  # a BaseRequest is all WebSocketResponse uses
+    return _Connection(ws, protocol)
+
+
+async def _remote_command(
+    request: web.BaseRequest,
+    namespace: str,
+    pod: str,
+    container: str,
+    command: list[str],
+    handler: Callable[[ExecSession], Any],
+    *,
+    attach: bool,
+) -> web.StreamResponse:
+    tty, stdin_requested, stdout_requested, stderr_requested = _stream_options(request.query)
+    connection = await _open(request, channels.REMOTE_COMMAND_PROTOCOLS)
+    stdin = asyncio.StreamReader() if stdin_requested else None
+    session = ExecSession(
+        namespace,
+        pod,
+        container,
+        list(command),
+        tty,
+        stdin,
+        Output(connection, channels.STDOUT, stdout_requested),
+        Output(connection, channels.STDERR, stderr_requested),
+    )
+    # The lowest writable channel gets an empty message: the client's sign that the streams are open (kubelet).
+    first = channels.STDOUT if stdout_requested else channels.STDERR if stderr_requested else channels.ERROR
+    connection.send(first, b"")
+    reader = asyncio.ensure_future(_read_remote_command(connection, session))
+    running = asyncio.ensure_future(_call(handler, session))
+    await asyncio.wait({reader, running}, return_when=asyncio.FIRST_COMPLETED)
+    if not running.done():  # the client went away: nothing can reach it any more
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await running
+    else:
+        status = _attach_status(running) if attach else _exec_status(running, command)
+        await connection.flush()
+        connection.send(channels.ERROR, connection.protocol.error_message(status))
+    await connection.close()
+    reader.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await reader
+    return connection.ws
+
+
+async def _read_remote_command(connection: _Connection, session: ExecSession) -> None:
+    pending = b""
+    try:
+        async for channel, data in connection.messages():
+            closed = connection.protocol.closed_channel(channel, data)
+            if closed is not None:
+                if closed == channels.STDIN and session.stdin is not None:
+                    session.stdin.feed_eof()
+            elif channel == channels.STDIN and session.stdin is not None and data:
+                session.stdin.feed_data(data)
+            elif channel == channels.RESIZE:
+                sizes, pending = channels.resize_events(pending + data)
+                for width, height in sizes:
+                    session.terminal_size = TerminalSize(width, height)
+                    session.resizes.put_nowait(session.terminal_size)
+    except ValueError:
+        pass
+    finally:
+        if session.stdin is not None and not session.stdin.at_eof():
+            session.stdin.feed_eof()
+
+
+async def _call(handler: Callable[[ExecSession], Any], session: ExecSession) -> Any:
+    result = handler(session)
+    return await result if inspect.isawaitable(result) else result
+
+
+def _internal(message: str) -> dict[str, Any]:
+    text = f"Internal error occurred: {message}"
+    return {
+        "metadata": {},
+        "status": "Failure",
+        "message": text,
+        "reason": "InternalError",
+        "details": {"causes": [{"message": message}]},
+        "code": 500,
+    }
+
+
+def _exec_status(done: asyncio.Future[Any], command: list[str]) -> dict[str, Any]:
+    """The kubelet's error-channel Status for a command's end (remotecommand.ServeExec; the exit error's text is
+    the CRI runtime's)."""
+    error = done.exception()
+    if error is not None:
+        return _internal(f"error executing command in container: {error}")
+    code = done.result()
+    code = 0 if code is None else code
+    if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
+        return _internal(f"error executing command in container: exit code {code!r} is not in 0-255")
+    if code == 0:
+        return {"metadata": {}, "status": "Success"}
+    return {
+        "metadata": {},
+        "status": "Failure",
+        "message": (
+            f"command terminated with non-zero exit code: error executing command [{' '.join(command)}], "
+            f"exit code {code}"
+        ),
+        "reason": "NonZeroExitCode",
+        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
+    }
+
+
+def _attach_status(done: asyncio.Future[Any]) -> dict[str, Any]:
+    error = done.exception()
+    if error is not None:
+        return _internal(f"error attaching to container: {error}")
+    return {"metadata": {}, "status": "Success"}
+
+
+# --- port-forward ---------------------------------------------------------------------------------------------
+
+
+async def _port_forward(
+    request: web.BaseRequest, pod_uid: str, ports: list[int], handlers: list[PortHandler | None]
+) -> web.StreamResponse:
+    connection = await _open(request, channels.PORT_FORWARD_PROTOCOLS)
+    readers = [asyncio.StreamReader() for _ in ports]
+    for index, port in enumerate(ports):  # each channel's first message: its port (kubelet's websocket streams)
+        connection.send(2 * index, channels.port_prefix(port))
+        connection.send(2 * index + 1, channels.port_prefix(port))
+    forwards = [
+        asyncio.ensure_future(_forward_one(connection, index, port, pod_uid, readers[index], handler))
+        for index, (port, handler) in enumerate(zip(ports, handlers, strict=True))
+    ]
+    reader = asyncio.ensure_future(_read_port_forward(connection, readers))
+    all_done: asyncio.Future[Any] = asyncio.ensure_future(asyncio.gather(*forwards, return_exceptions=True))
+    await asyncio.wait({reader, all_done}, return_when=asyncio.FIRST_COMPLETED)
+    if not all_done.done():  # the client closed: the forwarded connections see their end, then are stopped
+        for stream in readers:
+            if not stream.at_eof():
+                stream.feed_eof()
+        _, pending = await asyncio.wait(forwards, timeout=1.0)
+        for task in pending:
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await all_done
+    await connection.close()
+    reader.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await reader
+    return connection.ws
+
+
+async def _forward_one(
+    connection: _Connection,
+    index: int,
+    port: int,
+    pod_uid: str,
+    reader: asyncio.StreamReader,
+    handler: PortHandler | None,
+) -> None:
+    prefix = f"error forwarding port {port} to pod {pod_uid}, uid : "
+    if handler is None:
+        connection.send(2 * index + 1, f"{prefix}failed to connect to localhost:{port}: connection refused".encode())
+        return
+    try:
+        await handler(reader, PortWriter(connection, 2 * index))
+    except Exception as error:  # noqa: BLE001 - what the kubelet reports on the port's error channel
+        connection.send(2 * index + 1, f"{prefix}{error}".encode())
+
+
+async def _read_port_forward(connection: _Connection, readers: list[asyncio.StreamReader]) -> None:
+    try:
+        async for channel, data in connection.messages():
+            index, is_error = divmod(channel, 2)
+            if not is_error and index < len(readers) and data and not readers[index].at_eof():
+                readers[index].feed_data(data)
+    finally:
+        for stream in readers:
+            if not stream.at_eof():
+                stream.feed_eof()
+
+
+def _tcp_forwarder(host: str, target_port: int) -> PortHandler:
+    async def forward(reader: asyncio.StreamReader, writer: PortWriter) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(host, target_port)
+        except OSError as error:
+            raise ConnectionRefusedError(f"failed to connect to {host}:{target_port}: {error.strerror}") from None
+
+        async def to_target() -> None:
+            while data := await reader.read(65536):
+                upstream_writer.write(data)
+                await upstream_writer.drain()
+            if upstream_writer.can_write_eof():
+                upstream_writer.write_eof()
+
+        sending = asyncio.ensure_future(to_target())
+        try:
+            while data := await upstream_reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        finally:
+            sending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, OSError):
+                await sending
+            upstream_writer.close()
+            with contextlib.suppress(OSError):
+                await upstream_writer.wait_closed()
+
+    return forward
+
+
+__all__ = ["ExecSession", "Output", "PodStreams", "PortWriter", "TerminalSize"]
