@@ -283,6 +283,94 @@ SAMPLES: list[dict[str, Any]] = [
 ]
 
 
+# Kinds and fields new in Kubernetes 1.33-1.35: their messages come from Helm's client-go 1.35 (Go struct tags).
+SAMPLES_1_35: list[dict[str, Any]] = [
+    {
+        "apiVersion": "resource.k8s.io/v1",  # resource.k8s.io/v1: 1.34
+        "kind": "ResourceClaim",
+        "metadata": {"name": "gpu", "namespace": "default"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "exactly": {
+                            "deviceClassName": "gpu.example.com",
+                            "allocationMode": "ExactCount",
+                            "count": 2,
+                            "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
+                            "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+                        },
+                    }
+                ]
+            }
+        },
+    },
+    {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu.example.com"},
+        "spec": {"selectors": [{"cel": {"expression": "true"}}], "extendedResourceName": "example.com/gpu"},
+    },
+    {
+        "apiVersion": "networking.k8s.io/v1",  # ServiceCIDR and IPAddress v1: 1.33
+        "kind": "ServiceCIDR",
+        "metadata": {"name": "extra"},
+        "spec": {"cidrs": ["10.96.0.0/16", "fd00::/108"]},
+    },
+    {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "IPAddress",
+        "metadata": {"name": "10.96.0.10"},
+        "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": "dns"}},
+    },
+    {
+        "apiVersion": "coordination.k8s.io/v1beta1",  # LeaseCandidate v1beta1: 1.33
+        "kind": "LeaseCandidate",
+        "metadata": {"name": "c", "namespace": "kube-system"},
+        "spec": {
+            "leaseName": "kube-controller-manager",
+            "binaryVersion": "1.35.0",
+            "strategy": "OldestEmulationVersion",
+            "pingTime": "2025-01-02T03:04:05.000006Z",
+        },
+    },
+    {
+        "apiVersion": "storage.k8s.io/v1",  # VolumeAttributesClass v1: 1.34
+        "kind": "VolumeAttributesClass",
+        "metadata": {"name": "gold"},
+        "driverName": "csi.example.com",
+        "parameters": {"iops": "3000"},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "new-fields", "namespace": "default"},
+        "spec": {
+            "hostnameOverride": "custom-host",  # PodSpec field 41: 1.34
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "restartPolicy": "Never",
+                    "restartPolicyRules": [  # 1.34
+                        {"action": "Restart", "exitCodes": {"operator": "In", "values": [42, 43]}}
+                    ],
+                }
+            ],
+        },
+        "status": {"observedGeneration": 3, "containerStatuses": [{"name": "c", "stopSignal": "SIGTERM"}]},  # 1.33
+    },
+    {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"spec": {"containers": [{"name": "c"}]}}},
+        "status": {"replicas": 2, "terminatingReplicas": 1},  # 1.33
+    },
+]
+
+
 def assert_contains(big: Any, small: Any, path: str = "") -> None:
     """Every value of `small` is in `big` at the same place (None in `small`: JSON null, which Go drops)."""
     if isinstance(small, dict):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from protobuf.samples import SAMPLES, assert_contains
+from protobuf.samples import SAMPLES, SAMPLES_1_35, assert_contains
 from pyop.apiserver.endpoints.protobuf import (
     ProtobufDecodeError,
     UnsupportedKindError,
@@ -25,7 +25,7 @@ CORE: Any = "k8s.io.api.core.v1."
 META: Any = "k8s.io.apimachinery.pkg.apis.meta.v1."
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=lambda sample: str(sample["kind"]))
+@pytest.mark.parametrize("sample", SAMPLES + SAMPLES_1_35, ids=lambda sample: str(sample["kind"]))
 def test_every_value_survives_a_round_trip(sample: dict[str, Any]) -> None:
     encoded = encode_object(sample)
     decoded = decode_object(encoded)
