@@ -30,6 +30,7 @@ from yarl import URL
 
 from pyop.api.status import ApiError
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.upgrade import is_upgrade, proxy_upgrade
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.testing.aggregator.authentication_info import (
     EXTRA_HEADER_PREFIXES,
@@ -170,6 +171,13 @@ class Proxy:
 
     async def forward(self, request: web.BaseRequest, route: Route, user: UserInfo) -> web.StreamResponse:
         url = URL(route.url.rstrip("/") + request.raw_path, encoded=True)
+        if is_upgrade(request):  # exec, attach, port-forward, websockets: spliced both ways (UpgradeAwareHandler)
+            try:
+                return await proxy_upgrade(
+                    request, url, upstream_headers(request, user).items(), route.ssl_context, route.server_name
+                )
+            except (OSError, ssl.SSLError) as error:
+                return unavailable(f"error trying to reach service: {describe(error, url)}")
         body = request.content if request.body_exists else None
         deadline: float | None = None  # the loop's clock; None: long-running, never cut
         if not long_running(request.path, request.query):
