@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import aiohttp
@@ -10,6 +11,7 @@ from testing_server.helpers import CM, GUARD, Api, configmap
 
 from protobuf.samples import SAMPLES_1_35, assert_contains
 from pyop.apiserver.endpoints.protobuf import decode_object, decode_watch_event, encode_object
+from pyop.apiserver.endpoints.protobuf.envelope import wrap
 from pyop.apiserver.endpoints.protobuf.negotiation import wants_protobuf
 from pyop.testing import TestAPIServer, schemaless_crd
 
@@ -149,3 +151,55 @@ async def test_kinds_and_fields_new_up_to_1_35_are_stored_from_protobuf_and_serv
         assert_contains(created, body)  # encoded back by the server from what it stored
         _status, stored = await api.get(f"{path}/{sample['metadata']['name']}")
         assert_contains(stored, body)  # e.g. spec.hostnameOverride and restartPolicyRules of the Pod
+
+
+MIGRATIONS = "/apis/storagemigration.k8s.io/v1/storageversionmigrations"  # storagemigration.k8s.io/v1: 1.37
+NOT_MARSHALABLE = "does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
+
+
+async def test_kinds_newer_than_the_table_are_answered_as_types_without_protobuf(api: Api) -> None:
+    """kube-apiserver's errNotMarshalable for a type without protobuf: a body is a 400 (transformDecodeError), an
+    answer to a protobuf-only client a 406 NotAcceptable Status (kubernetes#67047), a watch a 406."""
+    migration = {
+        "apiVersion": "storagemigration.k8s.io/v1",
+        "kind": "StorageVersionMigration",
+        "metadata": {"name": "m"},
+        "spec": {"resource": {"group": "apps", "resource": "deployments"}},
+    }
+    body = wrap("storagemigration.k8s.io/v1", "StorageVersionMigration", b"\x0a\x03\x0a\x01m")
+    status, _type, answer = await _send(api, "POST", MIGRATIONS, body, accept="application/json")
+    assert status == 400, answer
+    assert json.loads(answer)["message"] == (
+        f'StorageVersionMigration in version "v1" cannot be handled as a StorageVersionMigration: '
+        f"object *v1.StorageVersionMigration {NOT_MARSHALABLE}"
+    )
+    await api.create_ok(MIGRATIONS, migration)
+    status, content_type, answer = await _send(api, "GET", f"{MIGRATIONS}/m", None, accept=PROTOBUF)
+    assert (status, content_type) == (406, PROTOBUF)
+    error = decode_object(answer)
+    assert (error["reason"], error["message"]) == (
+        "NotAcceptable",
+        f"object *v1.StorageVersionMigration {NOT_MARSHALABLE}",
+    )
+    status, _type, answer = await _send(api, "GET", MIGRATIONS, None, accept=PROTOBUF)
+    assert decode_object(answer)["message"] == f"object *v1.StorageVersionMigrationList {NOT_MARSHALABLE}"
+    status, content_type, answer = await _send(api, "GET", f"{MIGRATIONS}/m", None)  # client-go's: JSON
+    assert (status, content_type) == (200, "application/json")
+    headers = {"Accept": f"{PROTOBUF};stream=watch"}
+    async with api.session.get(MIGRATIONS, params={"watch": "1"}, headers=headers) as response:
+        assert response.status == 406
+
+
+async def test_an_object_with_a_field_newer_than_its_message_is_406_not_sent_without_it(api: Api) -> None:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "grouped", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "i"}], "schedulingGroup": {"podGroupName": "g"}},  # 1.36
+    }
+    await api.create_ok("/api/v1/namespaces/default/pods", pod)
+    status, content_type, answer = await _send(api, "GET", "/api/v1/namespaces/default/pods/grouped", None, PROTOBUF)
+    assert (status, content_type) == (406, PROTOBUF)
+    assert decode_object(answer)["message"].startswith("Pod.spec.schedulingGroup has no protobuf field")
+    status, _type, answer = await _send(api, "GET", "/api/v1/namespaces/default/pods/grouped", None)
+    assert status == 200 and json.loads(answer)["spec"]["schedulingGroup"] == {"podGroupName": "g"}

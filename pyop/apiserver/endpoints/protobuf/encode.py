@@ -67,23 +67,40 @@ class ProtobufEncodeError(ValueError):
     """The object does not fit its message (a value of the wrong JSON type); stored objects never do this."""
 
 
+class ProtobufFieldGapError(ProtobufEncodeError):
+    """The object has a field its message lacks: a field of a Kubernetes version newer than the table's sources
+    (kube-apiserver would encode it; dropping it would hand the client a different object)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} has no protobuf field here")
+        self.path = path
+
+
+_TYPE_META = frozenset({"apiVersion", "kind"})  # in the envelope, not the message
+
+
 def encode_message(name: str, obj: Any) -> bytes:
     """The bytes of message `name` holding the JSON value `obj`."""
     return _message(message_spec(name), obj, name.rsplit(".", 1)[-1])
 
 
-def _message(spec: MessageSpec, obj: Any, path: str) -> bytes:
-    """`path`: where `obj` is, for error messages (children's paths are formatted only when they are needed)."""
+def _message(spec: MessageSpec, obj: Any, path: str, inline: bool = False) -> bytes:
+    """`path`: where `obj` is, for error messages (children's paths are formatted only when they are needed);
+    `inline`: `obj` is the parent's object (an inline child checks no keys: the parent did)."""
     if spec.special:
         return _special(spec, obj, path)
     if obj is None:
         return _empty(spec)
     if not isinstance(obj, dict) and not isinstance(obj, Mapping):
         raise ProtobufEncodeError(f"{path}: expected an object, got {type(obj).__name__}")
+    if not inline:
+        for key in obj.keys() - spec.json_names - _TYPE_META:
+            if obj[key] is not None:
+                raise ProtobufFieldGapError(f"{path}.{key}")
     out = bytearray()
     for item in spec.fields:
         if item.inline:
-            out += length_delimited(item.number, _message(item.message, obj, path))
+            out += length_delimited(item.number, _message(item.message, obj, path, inline=True))
             continue
         value = obj.get(item.name)
         if item.is_map:

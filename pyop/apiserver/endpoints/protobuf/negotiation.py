@@ -3,8 +3,11 @@
 kube-apiserver decodes `application/vnd.kubernetes.protobuf` bodies for built-in kinds (custom resources have no
 protobuf serializer: 415). Responses here are JSON whenever the Accept header allows JSON (every client that sends
 protobuf lists JSON too: client-go's `application/vnd.kubernetes.protobuf, application/json`); a client that asks
-for protobuf only gets protobuf (objects, lists and Status errors), and a 406 for a kind with no protobuf message,
-as kube-apiserver answers for custom resources. Watches follow the same rule with `;stream=watch` frames.
+for protobuf only gets protobuf (objects, lists and Status errors). A kind with no message here (a custom
+resource, or a built-in kind newer than the table's sources) is answered as kube-apiserver answers for a type
+without protobuf marshalling, with its errNotMarshalable: a 406 NotAcceptable response, a 400 body (custom
+resources: 415 first); an object with a field its message lacks is a 406 too, not an object sent without it.
+Watches follow the same rule with `;stream=watch` frames.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from aiohttp import web
 
 from pyop.api.status import ApiError, bad_request
 from pyop.apiserver.endpoints.protobuf.decode import ProtobufDecodeError
-from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError
+from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError, ProtobufFieldGapError
 from pyop.apiserver.endpoints.protobuf.envelope import (
     UnsupportedKindError,
     decode_object,
@@ -40,14 +43,31 @@ def decode_body(raw: bytes, *, custom: bool, accepted: tuple[str, ...]) -> Any:
     try:
         return decode_object(raw)
     except UnsupportedKindError as error:
-        raise ApiError(
-            415,
-            f"the body of the request was in an unknown format: no protobuf message for {error.kind} in "
-            f"{error.api_version} - accepted media types include: " + ", ".join(accepted),
-            reason="UnsupportedMediaType",
+        # kube-apiserver's protobuf decoder on a type without protobuf marshalling (errNotMarshalable), through
+        # the create/update handlers' transformDecodeError: a 400 naming the body's kind and version.
+        version = error.api_version.rsplit("/", 1)[-1]
+        raise bad_request(
+            f"{error.kind} in version {json.dumps(version)} cannot be handled as a {error.kind}: "
+            + not_marshalable(error.api_version, error.kind)
         ) from None
     except ProtobufDecodeError as error:
         raise bad_request(f"the body of the request is not a valid protobuf object: {error}") from None
+
+
+def not_marshalable(api_version: str, kind: str) -> str:
+    """k8s.io/apimachinery's errNotMarshalable text for the Go type of `kind` (`*v1beta1.Workload`): what
+    kube-apiserver says of a type that has no protobuf marshalling (an aggregated server's, kubernetes#67047)."""
+    version = api_version.rsplit("/", 1)[-1]
+    return (
+        f"object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded "
+        "to a protobuf message"
+    )
+
+
+def not_acceptable(message: str) -> web.Response:
+    """errNotMarshalable's Status (406 NotAcceptable), in protobuf as kube-apiserver writes it."""
+    status = ApiError(406, message, reason="NotAcceptable").to_status()
+    return web.Response(body=encode_object(status), status=406, content_type=PROTOBUF_TYPE)
 
 
 def unsupported_media_type(accepted: tuple[str, ...]) -> ApiError:
@@ -102,19 +122,26 @@ def as_protobuf(request: web.BaseRequest, response: web.StreamResponse) -> web.S
     if not isinstance(body, dict) or not body.get("kind"):
         return response
     if not supports(body):
-        status = ApiError(
-            406,
-            f"the server does not serve {body.get('kind')} ({body.get('apiVersion')}) as {PROTOBUF_TYPE}",
-            reason="NotAcceptable",
-        ).to_status()
-        converted = web.Response(body=encode_object(status), status=406, content_type=PROTOBUF_TYPE)
+        converted = not_acceptable(not_marshalable(str(body.get("apiVersion", "")), str(body.get("kind", ""))))
     else:
         try:
             encoded = encode_object(body)
+        except ProtobufFieldGapError as error:
+            # A field newer than the table's Kubernetes versions: refused like a type without protobuf, rather
+            # than sent without it.
+            converted = not_acceptable(
+                f"{error.path} has no protobuf field in this server's table (it is newer than its sources); "
+                "ask for application/json"
+            )
+            return _with_headers(response, converted)
         except ProtobufEncodeError as error:
             status = ApiError(500, f"cannot encode the response as protobuf: {error}").to_status()
             return web.Response(body=encode_object(status), status=500, content_type=PROTOBUF_TYPE)
         converted = web.Response(body=encoded, status=response.status, content_type=PROTOBUF_TYPE)
+    return _with_headers(response, converted)
+
+
+def _with_headers(response: web.Response, converted: web.Response) -> web.Response:
     for name in ("Warning", "Retry-After"):
         for value in response.headers.getall(name, []):
             converted.headers.add(name, value)
@@ -127,9 +154,6 @@ def watch_encoder(request: web.BaseRequest, kind_example: dict[str, Any]) -> Any
     if not wants_protobuf(request.headers.get("Accept", "")):
         return None
     if not supports(kind_example):
-        raise ApiError(
-            406,
-            f"the server does not serve watches of {kind_example.get('kind')} as {PROTOBUF_TYPE}",
-            reason="NotAcceptable",
-        )
+        api_version, kind = str(kind_example.get("apiVersion", "")), str(kind_example.get("kind", ""))
+        raise ApiError(406, not_marshalable(api_version, kind), reason="NotAcceptable")
     return encode_watch_event

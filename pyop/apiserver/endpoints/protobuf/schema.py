@@ -57,6 +57,7 @@ class MessageSpec:
     fields: tuple[FieldSpec, ...]
     by_number: dict[int, FieldSpec] = field(default_factory=dict)
     special: str = ""  # one of SPECIAL or LIST_WRAPPER; "" for a plain object
+    json_names: frozenset[str] = frozenset()  # every JSON field it holds, its inline children's included
 
 
 @functools.cache
@@ -99,7 +100,11 @@ def message_spec(name: str) -> MessageSpec:
         and not name.endswith("List")
     ):
         special = LIST_WRAPPER
-    return MessageSpec(name, fields, {f.number: f for f in fields}, special)
+    names = {f.name for f in fields if not f.inline}
+    for item in fields:
+        if item.inline:
+            names |= message_spec(item.type_name).json_names
+    return MessageSpec(name, fields, {f.number: f for f in fields}, special, frozenset(names))
 
 
 @functools.cache
