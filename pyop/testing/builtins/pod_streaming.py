@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -42,86 +42,29 @@ from pyop.apiserver.endpoints import channels
 from pyop.apiserver.endpoints.channels import ChannelProtocol
 from pyop.apiserver.endpoints.handlers import query_bool
 from pyop.apiserver.registry.operations import Operations
+from pyop.testing.builtins.pod_stream_sessions import (
+    AttachHandler,
+    ExecHandler,
+    ExecSession,
+    Output,
+    PortHandler,
+    PortWriter,
+    TerminalSize,
+    attach_status,
+    call_handler,
+    exec_status,
+    run_port_handler,
+    tcp_forwarder,
+)
 
 # (user, request, verb): raises the 403 when the user may not (the test server's RBAC).
 Authorize = Callable[[Any, web.BaseRequest, str], None]
-ExecHandler = Callable[["ExecSession"], Awaitable[int | None] | int | None]
-AttachHandler = Callable[["ExecSession"], Awaitable[None] | None]
-PortHandler = Callable[[asyncio.StreamReader, "PortWriter"], Awaitable[None]]
-
 _COMPOUND_AUTHORIZATION_SINCE: Final = 35  # minor version from which websocket upgrades need `create`
 _MISSING_UPGRADE: Final = "unable to upgrade: missing upgrade headers in request"
 _NO_SPDY: Final = (
     "the test server serves pod streams over websockets only (v5/v4.channel.k8s.io), not SPDY: "
     "kubectl 1.30+ and the kubernetes Python client use websockets"
 )
-
-
-@dataclass(frozen=True)
-class TerminalSize:
-    width: int
-    height: int
-
-
-class Output:
-    """A container's stdout or stderr as the handler writes it (bytes, or text sent as UTF-8)."""
-
-    def __init__(self, connection: _Connection, channel: int, requested: bool) -> None:
-        self._connection, self._channel, self.requested = connection, channel, requested
-
-    def write(self, data: bytes | str) -> None:
-        """Queue ``data`` for the client (dropped when the client did not ask for this stream, as kube does)."""
-        if self.requested and data:
-            self._connection.send(self._channel, data.encode() if isinstance(data, str) else data)
-
-    async def drain(self) -> None:
-        """Wait until what was written has been sent."""
-        await self._connection.flush()
-
-
-@dataclass
-class ExecSession:
-    """One `exec` or `attach`, as a container would see it. ``stdin`` is None when the client sent none; it
-    reaches its end when the client closes it (the v5 close signal) or goes away. ``terminal_size`` is the
-    latest resize (tty sessions), ``resizes`` every resize in order."""
-
-    namespace: str
-    pod: str
-    container: str
-    command: list[str]
-    tty: bool
-    stdin: asyncio.StreamReader | None
-    stdout: Output
-    stderr: Output
-    terminal_size: TerminalSize | None = None
-    resizes: asyncio.Queue[TerminalSize] = field(default_factory=asyncio.Queue)
-
-
-class PortWriter:
-    """The writing half of one forwarded connection, shaped as asyncio's StreamWriter (write, drain, close)."""
-
-    def __init__(self, connection: _Connection, channel: int) -> None:
-        self._connection, self._channel = connection, channel
-        self._closed = False
-
-    def write(self, data: bytes) -> None:
-        if not self._closed and data:
-            self._connection.send(self._channel, bytes(data))
-
-    async def drain(self) -> None:
-        await self._connection.flush()
-
-    def close(self) -> None:
-        self._closed = True
-
-    def is_closing(self) -> bool:
-        return self._closed
-
-    async def wait_closed(self) -> None:
-        await self._connection.flush()
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return default
 
 
 class _Connection:
@@ -207,7 +150,7 @@ class PodStreams:
 
     def forward_port(self, namespace: str, pod: str, port: int, target_port: int, host: str = "127.0.0.1") -> None:
         """Forward each connection to the pod's ``port`` to a real TCP server at ``host:target_port``."""
-        self.on_port(namespace, pod, port, _tcp_forwarder(host, target_port))
+        self.on_port(namespace, pod, port, tcp_forwarder(host, target_port))
 
     def clear(self, namespace: str, pod: str) -> None:
         """Forget every handler of the pod."""
@@ -396,21 +339,21 @@ async def _remote_command(
         list(command),
         tty,
         stdin,
-        Output(connection, channels.STDOUT, stdout_requested),
-        Output(connection, channels.STDERR, stderr_requested),
+        Output(functools.partial(connection.send, channels.STDOUT), connection.flush, stdout_requested),
+        Output(functools.partial(connection.send, channels.STDERR), connection.flush, stderr_requested),
     )
     # The lowest writable channel gets an empty message: the client's sign that the streams are open (kubelet).
     first = channels.STDOUT if stdout_requested else channels.STDERR if stderr_requested else channels.ERROR
     connection.send(first, b"")
     reader = asyncio.ensure_future(_read_remote_command(connection, session))
-    running = asyncio.ensure_future(_call(handler, session))
+    running = asyncio.ensure_future(call_handler(handler, session))
     await asyncio.wait({reader, running}, return_when=asyncio.FIRST_COMPLETED)
     if not running.done():  # the client went away: nothing can reach it any more
         running.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await running
     else:
-        status = _attach_status(running) if attach else _exec_status(running, command)
+        status = attach_status(running) if attach else exec_status(running, command)
         await connection.flush()
         connection.send(channels.ERROR, connection.protocol.error_message(status))
     await connection.close()
@@ -442,54 +385,6 @@ async def _read_remote_command(connection: _Connection, session: ExecSession) ->
             session.stdin.feed_eof()
 
 
-async def _call(handler: Callable[[ExecSession], Any], session: ExecSession) -> Any:
-    result = handler(session)
-    return await result if inspect.isawaitable(result) else result
-
-
-def _internal(message: str) -> dict[str, Any]:
-    text = f"Internal error occurred: {message}"
-    return {
-        "metadata": {},
-        "status": "Failure",
-        "message": text,
-        "reason": "InternalError",
-        "details": {"causes": [{"message": message}]},
-        "code": 500,
-    }
-
-
-def _exec_status(done: asyncio.Future[Any], command: list[str]) -> dict[str, Any]:
-    """The kubelet's error-channel Status for a command's end (remotecommand.ServeExec; the exit error's text is
-    the CRI runtime's)."""
-    error = done.exception()
-    if error is not None:
-        return _internal(f"error executing command in container: {error}")
-    code = done.result()
-    code = 0 if code is None else code
-    if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
-        return _internal(f"error executing command in container: exit code {code!r} is not in 0-255")
-    if code == 0:
-        return {"metadata": {}, "status": "Success"}
-    return {
-        "metadata": {},
-        "status": "Failure",
-        "message": (
-            f"command terminated with non-zero exit code: error executing command [{' '.join(command)}], "
-            f"exit code {code}"
-        ),
-        "reason": "NonZeroExitCode",
-        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
-    }
-
-
-def _attach_status(done: asyncio.Future[Any]) -> dict[str, Any]:
-    error = done.exception()
-    if error is not None:
-        return _internal(f"error attaching to container: {error}")
-    return {"metadata": {}, "status": "Success"}
-
-
 # --- port-forward ---------------------------------------------------------------------------------------------
 
 
@@ -502,7 +397,16 @@ async def _port_forward(
         connection.send(2 * index, channels.port_prefix(port))
         connection.send(2 * index + 1, channels.port_prefix(port))
     forwards = [
-        asyncio.ensure_future(_forward_one(connection, index, port, pod_uid, readers[index], handler))
+        asyncio.ensure_future(
+            run_port_handler(
+                handler,
+                port,
+                pod_uid,
+                readers[index],
+                PortWriter(functools.partial(connection.send, 2 * index), connection.flush),
+                functools.partial(connection.send, 2 * index + 1),
+            )
+        )
         for index, (port, handler) in enumerate(zip(ports, handlers, strict=True))
     ]
     reader = asyncio.ensure_future(_read_port_forward(connection, readers))
@@ -524,24 +428,6 @@ async def _port_forward(
     return connection.ws
 
 
-async def _forward_one(
-    connection: _Connection,
-    index: int,
-    port: int,
-    pod_uid: str,
-    reader: asyncio.StreamReader,
-    handler: PortHandler | None,
-) -> None:
-    prefix = f"error forwarding port {port} to pod {pod_uid}, uid : "
-    if handler is None:
-        connection.send(2 * index + 1, f"{prefix}failed to connect to localhost:{port}: connection refused".encode())
-        return
-    try:
-        await handler(reader, PortWriter(connection, 2 * index))
-    except Exception as error:  # noqa: BLE001 - what the kubelet reports on the port's error channel
-        connection.send(2 * index + 1, f"{prefix}{error}".encode())
-
-
 async def _read_port_forward(connection: _Connection, readers: list[asyncio.StreamReader]) -> None:
     try:
         async for channel, data in connection.messages():
@@ -554,34 +440,4 @@ async def _read_port_forward(connection: _Connection, readers: list[asyncio.Stre
                 stream.feed_eof()
 
 
-def _tcp_forwarder(host: str, target_port: int) -> PortHandler:
-    async def forward(reader: asyncio.StreamReader, writer: PortWriter) -> None:
-        try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(host, target_port)
-        except OSError as error:
-            raise ConnectionRefusedError(f"failed to connect to {host}:{target_port}: {error.strerror}") from None
-
-        async def to_target() -> None:
-            while data := await reader.read(65536):
-                upstream_writer.write(data)
-                await upstream_writer.drain()
-            if upstream_writer.can_write_eof():
-                upstream_writer.write_eof()
-
-        sending = asyncio.ensure_future(to_target())
-        try:
-            while data := await upstream_reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        finally:
-            sending.cancel()
-            with contextlib.suppress(asyncio.CancelledError, OSError):
-                await sending
-            upstream_writer.close()
-            with contextlib.suppress(OSError):
-                await upstream_writer.wait_closed()
-
-    return forward
-
-
-__all__ = ["ExecSession", "Output", "PodStreams", "PortWriter", "TerminalSize"]
+__all__ = ["ExecSession", "Output", "PodStreams", "PortWriter", "TerminalSize"]  # the sessions' types, re-exported
