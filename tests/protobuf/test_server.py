@@ -203,3 +203,9 @@ async def test_an_object_with_a_field_newer_than_its_message_is_406_not_sent_wit
     assert decode_object(answer)["message"].startswith("Pod.spec.schedulingGroup has no protobuf field")
     status, _type, answer = await _send(api, "GET", "/api/v1/namespaces/default/pods/grouped", None)
     assert status == 200 and json.loads(answer)["spec"]["schedulingGroup"] == {"podGroupName": "g"}
+    headers = {"Accept": f"{PROTOBUF};stream=watch"}
+    params = {"watch": "1", "fieldSelector": "metadata.name=grouped"}
+    async with api.session.get("/api/v1/namespaces/default/pods", params=params, headers=headers) as response:
+        [(event_type, error)] = await _frames(response, 1)  # an ERROR event, not the Pod without the field
+        assert (event_type, error["code"], error["reason"]) == ("ERROR", 406, "NotAcceptable")
+        assert error["message"].startswith("Pod.spec.schedulingGroup has no protobuf field")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyop.api.status import ApiError
 from pyop.apiserver.endpoints.protobuf.decode import ProtobufDecodeError, decode_message
-from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError, encode_message
+from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError, ProtobufFieldGapError, encode_message
 from pyop.apiserver.endpoints.protobuf.schema import WATCH_EVENT, message_for_kind
 from pyop.apiserver.endpoints.protobuf.wire import MAGIC, WireError, frame, iter_fields, length_delimited
 
@@ -88,8 +89,17 @@ def encode_object(obj: dict[str, Any]) -> bytes:
 
 
 def encode_watch_event(event_type: str, obj: dict[str, Any]) -> bytes:
-    """One frame of a protobuf watch stream: a length-prefixed WatchEvent{type, object: the enveloped object}."""
-    raw_extension = length_delimited(1, encode_object(obj))
+    """One frame of a protobuf watch stream: a length-prefixed WatchEvent{type, object: the enveloped object}.
+
+    An object with a field its message lacks (newer than the table) is an ERROR event with a 406 Status instead:
+    client-go's watcher stops on it and the client sees why, rather than receiving the object without the field."""
+    try:
+        encoded = encode_object(obj)
+    except ProtobufFieldGapError as error:
+        event_type = "ERROR"
+        message = f"{error.path} has no protobuf field in this server's table; ask for application/json"
+        encoded = encode_object(ApiError(406, message, reason="NotAcceptable").to_status())
+    raw_extension = length_delimited(1, encoded)
     event = length_delimited(1, event_type.encode("utf-8")) + length_delimited(2, raw_extension)
     return frame(event)
 
