@@ -21,19 +21,27 @@ so every write is pruned, defaulted and validated).
    The client counts event lines without decoding them, so the figure is the server's fan-out.
 
 Run: `python bench/bench_test_server.py [--writes 4000] [--concurrency 16] [--events 10000]` (`--events 0`: no
-watch fan-out). Prints figures; asserts nothing.
+watch fan-out). A/B against another commit, interleaved in one run: `git worktree add --detach /tmp/pyop-76041eb
+76041eb`, then `python bench/bench_test_server.py --baseline /tmp/pyop-76041eb --rounds 3`: fresh server children
+importing pyop from the baseline and from this checkout by turns, HTTP writes only, then per write kind the median
+writes per server CPU second of each side and their ratio, with this side's worst p99 and longest GC pause.
+`--profile DIR`: cProfile this checkout's server per write kind (DIR/<kind>.prof). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import json
+import os
+import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +173,9 @@ async def serve() -> None:
         options = WriteOptions(field_manager="bench")
         for n in range(NAMESPACES):
             server.operations.create(namespaces, "", {"metadata": {"name": f"ns-{n}"}}, options)
-        print(json.dumps({"url": server.url, "token": server.token}), flush=True)
+        import pyop
+
+        print(json.dumps({"url": server.url, "token": server.token, "pyop": pyop.__file__}), flush=True)
         loop = asyncio.get_running_loop()
         generation_hint = 10_000_000  # above anything the HTTP writes set, so no patch is a no-op
         while True:
@@ -175,6 +185,14 @@ async def serve() -> None:
                 return
             if command[0] == "cpu":
                 print(f"cpu {time.process_time():.6f} {pauses.take()}", flush=True)
+            elif command[0] == "profile":  # profile on | profile off FILE (--profile DIR: one file per write kind)
+                if command[1] == "on":
+                    profiler = cProfile.Profile()
+                    profiler.enable()
+                else:
+                    profiler.disable()
+                    profiler.dump_stats(command[2])
+                print(f"profiled {command[1]}", flush=True)
             elif command[0] == "inproc":
                 print("inproc " + json.dumps(in_process_rates(server, int(command[1]))), flush=True)
             elif command[0] == "update":
@@ -202,14 +220,25 @@ async def serve() -> None:
 class Child:
     """The server process and its command channel."""
 
-    def __init__(self) -> None:
+    def __init__(self, pythonpath: str = "", profile_dir: str = "") -> None:
+        """``pythonpath``: import pyop from there (a worktree of another commit: the A/B baseline); ``profile_dir``:
+        cProfile the server during each write kind, one ``<kind>.prof`` file there."""
+        environment = dict(os.environ)
+        if pythonpath:
+            environment["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, environment.get("PYTHONPATH")]))
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, __file__, "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=environment,
         )
         assert self.process.stdout is not None
         endpoint = json.loads(self.process.stdout.readline())
         self.url: str = endpoint["url"]
         self.token: str = endpoint["token"]
+        self.pyop: str = endpoint["pyop"]  # where the child imported pyop from
+        self.profile_dir = profile_dir
 
     def send(self, command: str) -> None:
         assert self.process.stdin is not None
@@ -239,13 +268,23 @@ class Child:
         self.process.wait(timeout=30)
 
 
+@dataclass
+class Result:
+    """One write kind's run: what `run_writes` prints, kept for the A/B table."""
+
+    label: str
+    per_cpu_second: float  # writes per server CPU second
+    p99_ms: float
+    longest_pause_ms: float
+
+
 async def run_writes(
     child: Child,
     label: str,
     count: int,
     concurrency: int,
     request: Callable[[int], Awaitable[None]],
-) -> None:
+) -> Result:
     """`count` requests, item i by worker i % concurrency; prints wall-clock and server-CPU rates."""
 
     latencies: list[float] = []
@@ -256,11 +295,15 @@ async def run_writes(
             await request(i)
             latencies.append(time.perf_counter() - sent)
 
+    if child.profile_dir:
+        await child.ask("profile on")
     cpu_before, _ = await child.cpu()
     began = time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(concurrency)))
     elapsed = time.perf_counter() - began
     cpu_after, pauses = await child.cpu()
+    if child.profile_dir:
+        await child.ask(f"profile off {Path(child.profile_dir) / label.replace(' ', '_')}.prof")
     server_cpu = cpu_after - cpu_before
     latencies.sort()
     p50, p99 = latencies[len(latencies) // 2], latencies[min(len(latencies) - 1, len(latencies) * 99 // 100)]
@@ -269,9 +312,10 @@ async def run_writes(
         f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second); "
         f"latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms; {pauses}"
     )
+    return Result(label, count / server_cpu, p99 * 1000, float(pauses.split("longest pause ", 1)[1].split()[0]))
 
 
-async def http_writes(child: Child, session: Any, count: int, concurrency: int) -> None:
+async def http_writes(child: Child, session: Any, count: int, concurrency: int) -> list[Result]:
     headers = {"Authorization": f"Bearer {child.token}", "Content-Type": "application/json"}
     patch_headers = {**headers, "Content-Type": MERGE}
     url = child.url
@@ -305,10 +349,12 @@ async def http_writes(child: Child, session: Any, count: int, concurrency: int) 
         body = b'{"status":{"observedGeneration":%d,"ready":true}}' % i
         await send("PATCH", widget_path(*names[i], "status"), body, patch_headers)
 
-    await run_writes(child, "create", count, concurrency, create)
-    await run_writes(child, "update", count, concurrency, update)
-    await run_writes(child, "merge patch", count, concurrency, patch)
-    await run_writes(child, "status patch", count, concurrency, status_patch)
+    results = [
+        await run_writes(child, "create", count, concurrency, create),
+        await run_writes(child, "update", count, concurrency, update),
+        await run_writes(child, "merge patch", count, concurrency, patch),
+        await run_writes(child, "status patch", count, concurrency, status_patch),
+    ]
     apply_headers = {**headers, "Content-Type": APPLY}
 
     def apply(round_number: int) -> Callable[[int], Awaitable[None]]:
@@ -319,8 +365,9 @@ async def http_writes(child: Child, session: Any, count: int, concurrency: int) 
 
         return write
 
-    await run_writes(child, "apply (force)", count, concurrency, apply(1))
-    await run_writes(child, "apply (again)", count, concurrency, apply(2))
+    results.append(await run_writes(child, "apply (force)", count, concurrency, apply(1)))
+    results.append(await run_writes(child, "apply (again)", count, concurrency, apply(2)))
+    return results
 
 
 async def watch_fan_out(child: Child, session: Any, watchers: int, events: int, objects: int) -> None:
@@ -377,17 +424,59 @@ async def measure(child: Child, writes: int, concurrency: int, events: int) -> N
             await watch_fan_out(child, session, watchers, events, writes)
 
 
+async def compare(baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str) -> None:
+    """A/B: `rounds` rounds, each a fresh child from the baseline's pyop and one from this checkout's, in
+    alternating order (A B, B A, ...) so that a machine getting busier or quieter weighs on both alike; then per
+    write kind the median writes per server CPU second of each, their ratio, and this checkout's p99 and longest GC
+    pause (the worst of its rounds)."""
+    import aiohttp
+
+    runs: dict[str, list[list[Result]]] = {"baseline": [], "this": []}
+    for number in range(rounds):
+        order = ["baseline", "this"] if number % 2 == 0 else ["this", "baseline"]
+        for side in order:
+            child = Child(baseline if side == "baseline" else "", "" if side == "baseline" else profile_dir)
+            try:
+                print(f"--- round {number + 1}, {side} (pyop from {Path(child.pyop).parent.parent})", flush=True)
+                connector = aiohttp.TCPConnector(limit=concurrency + 16)
+                async with aiohttp.ClientSession(connector=connector) as session:
+                    runs[side].append(await http_writes(child, session, writes, concurrency))
+            finally:
+                child.stop()
+    print(f"\nwrites per server CPU second, median of {rounds} rounds ({writes} writes each, {concurrency} in flight)")
+    print(f"{'write':<14} {'baseline':>9} {'this':>9} {'ratio':>6} {'p99 ms':>7} {'GC max ms':>9}")
+    for index, label in enumerate(result.label for result in runs["this"][0]):
+        a = statistics.median(run[index].per_cpu_second for run in runs["baseline"])
+        b = statistics.median(run[index].per_cpu_second for run in runs["this"])
+        p99 = max(run[index].p99_ms for run in runs["this"])
+        pause = max(run[index].longest_pause_ms for run in runs["this"])
+        print(f"{label:<14} {a:>9,.0f} {b:>9,.0f} {b / a:>5.2f}x {p99:>7.1f} {pause:>9.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=4000, help="requests per write kind (and objects)")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
     parser.add_argument("--events", type=int, default=10_000, help="patches streamed to the watchers")
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="A/B: a checkout of another commit (e.g. a git worktree) whose pyop the baseline child imports; "
+        "HTTP writes only, --rounds rounds each, then a table of ratios",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per side with --baseline")
+    parser.add_argument("--profile", default="", help="a folder: cProfile this checkout's server per write kind")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve())
         return
-    child = Child()
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+    if args.baseline:
+        asyncio.run(compare(args.baseline, args.rounds, args.writes, args.concurrency, args.profile))
+        return
+    child = Child(profile_dir=args.profile)
     try:
         asyncio.run(measure(child, args.writes, args.concurrency, args.events))
     finally:
