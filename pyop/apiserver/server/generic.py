@@ -17,7 +17,9 @@ kinds, CRDs, RBAC, webhooks: `pyop.testing.TestAPIServer`) and another an aggreg
 and strategies, delegated authentication and authorization).
 
 It uses aiohttp's low-level server: one handler for every path. An Application would add URL routing and a
-middleware chain to every request, a fifth of the cost of a small write.
+middleware chain to every request, a fifth of the cost of a small write. Its connections are
+`pyop.apiserver.endpoints.transport.LeanConnection`s: aiohttp's parser and request objects, plain answers written in
+one step.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
 from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import as_table
+from pyop.apiserver.endpoints.transport import LeanServer
 from pyop.apiserver.registry.operations import Operations
 from pyop.apiserver.server import gcpolicy
 
@@ -117,7 +120,7 @@ class GenericAPIServer:
 
     async def listen(self, host: str = "127.0.0.1", port: int = 0, ssl_context: ssl.SSLContext | None = None) -> str:
         """Start listening (``port`` 0: any free port; ``ssl_context``: HTTPS) and return the server's URL."""
-        server = web.Server(self.handle, request_factory=self._make_request, access_log=None)
+        server = LeanServer(self.handle, request_factory=self._make_request, access_log=None)
         runner = web.ServerRunner(server, shutdown_timeout=1.0)
         await runner.setup()
         await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()

@@ -1,0 +1,297 @@
+"""HTTP/1.1 transport of the API servers: a lean connection over aiohttp's request parser and request objects.
+
+Design note. aiohttp's server connection (`web_protocol.RequestHandler`) costs about 80 µs of CPU per small request
+on asyncio's loop, against about 45 µs for a bare protocol that parses and answers (bench/bench_test_server.py's
+writes are dominated by it once the registry is quick): a connection task that waits for messages, a payload writer
+and a task per request, `prepare` and `write_eof` of every response, keep-alive timers. `LeanConnection` keeps what
+is not ours to write and drops the rest:
+- requests are parsed by aiohttp's own C parser (`aiohttp.http.HttpRequestParser`) and handed to the server's
+  request factory as the same `web.BaseRequest`s (headers, URL decoding, body limits, TLS details unchanged);
+- a plain `web.Response` (body known, not compressed, no cookies) is written in one `transport.write` of the bytes
+  aiohttp would send (its status line, the handler's headers in their order, then ``Content-Length``, ``Date``,
+  ``Server`` and ``Connection`` as aiohttp adds them; a CR or LF in a header goes to aiohttp, which refuses it);
+- every other response (watches and other streams the handler prepared itself, HEAD, bodiless statuses, HTTP/1.0)
+  goes through aiohttp's `prepare`/`write_eof` on an aiohttp `StreamWriter` over this connection;
+- an upgrade request (websockets: exec, attach, port-forward) hands the connection to aiohttp's `RequestHandler`,
+  fed the request's bytes again, once the requests before it on the connection are answered;
+- requests on one connection are answered in order (pipelining), each in a task of its own (context variables
+  stay per request, as in aiohttp); a handler's exception other than an `HTTPException` is a 500 and closes the
+  connection, as in aiohttp;
+- the server's shutdown closes idle connections and waits for busy ones (`web.Server.shutdown` calls `shutdown`).
+Idle connections are kept until the client or the server closes them (kube-apiserver keeps them too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import logging
+from typing import Any
+
+from aiohttp import web
+from aiohttp.base_protocol import BaseProtocol
+from aiohttp.helpers import rfc822_formatted_time
+from aiohttp.http import SERVER_SOFTWARE, HttpRequestParser, HttpVersion11, RawRequestMessage
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.http_writer import StreamWriter
+from aiohttp.streams import StreamReader
+from aiohttp.tcp_helpers import tcp_keepalive
+from aiohttp.web_exceptions import HTTPException
+from aiohttp.web_protocol import RequestHandler, RequestPayloadError
+
+_DEFAULTED = frozenset({"content-length", "date", "server", "connection"})
+_SERVER_KEEP_ALIVE = f"Server: {SERVER_SOFTWARE}\r\n\r\n"
+_SERVER_CLOSE = f"Server: {SERVER_SOFTWARE}\r\nConnection: close\r\n\r\n"
+_LARGE = 16384  # bodies at least this long are written after the head, not copied into it
+_logger = logging.getLogger("aiohttp.server")
+
+
+class LeanConnection(BaseProtocol):
+    """One client connection (see the module docstring)."""
+
+    def __init__(self, server: LeanServer, loop: asyncio.AbstractEventLoop) -> None:
+        parser = HttpRequestParser(
+            self, loop, 2**16, max_line_size=8190, max_field_size=8190, payload_exception=RequestPayloadError
+        )
+        super().__init__(loop, parser)
+        self._server = server
+        self._queue: collections.deque[tuple[RawRequestMessage, StreamReader]] = collections.deque()
+        self._task: asyncio.Task[None] | None = None  # the request being answered
+        self._task_handler = None  # what web.Server.connection_lost looks for
+        self._context = contextvars.copy_context()  # each request runs in a copy of it (as aiohttp's tasks)
+        self._closing = False  # no further requests: answer what is queued, then close
+        self._upgrade: tuple[RawRequestMessage, bytes] | None = None
+        self._upgrade_buffer = b""
+        self._ssl_context: Any = None
+        self._peername: Any = None
+        self._sockname: Any = None
+        self.max_line_size = 8190
+        self.max_field_size = 8190
+        self.max_headers = 128
+
+    # what web.BaseRequest reads of its protocol
+    @property
+    def ssl_context(self) -> Any:
+        return self._ssl_context
+
+    @property
+    def peername(self) -> Any:
+        return self._peername
+
+    @property
+    def sockname(self) -> Any:
+        return self._sockname
+
+    # --- asyncio.Protocol ---------------------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # TCP_NODELAY, as aiohttp
+        tcp_keepalive(transport)  # type: ignore[arg-type]
+        self._ssl_context = transport.get_extra_info("sslcontext")
+        self._peername = transport.get_extra_info("peername")
+        self._sockname = transport.get_extra_info("sockname")
+        self._server.connection_made(self, transport)  # type: ignore[arg-type]
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        super().connection_lost(exc)
+        self._server.connection_lost(self, exc)  # type: ignore[arg-type]
+        self._closing = True
+        parser = self._parser
+        if parser is not None:
+            parser.feed_eof()  # a body still arriving ends with an error for whoever reads it
+            self._parser = None
+        for _, payload in self._queue:
+            payload.set_exception(ConnectionResetError("Connection lost"))
+        self._queue.clear()
+
+    def eof_received(self) -> None:
+        pass
+
+    def resume_reading(self, resume_parser: bool = True) -> None:
+        """A request body's reader calls this after every read: only a paused connection has anything to do."""
+        if self._reading_paused or self._buffer_paused:
+            super().resume_reading(resume_parser)
+
+    def data_received(self, data: bytes) -> None:
+        if self._closing:
+            return
+        if self._upgrade is not None:  # waiting for earlier answers before the hand-off
+            self._upgrade_buffer += data
+            return
+        assert self._parser is not None
+        try:
+            messages, upgraded, tail = self._parser.feed_data(data)
+        except HttpProcessingError as error:
+            self._bad_request(error)
+            return
+        for message, payload in messages:
+            if message.upgrade or upgraded:
+                self._upgrade = (message, tail)
+                break
+            self._queue.append((message, payload))
+        if self._task is None:
+            self._next()
+
+    # --- answering ----------------------------------------------------------------------------------------------
+
+    def _next(self) -> None:
+        """Start answering the next queued request (in order, one at a time); then hand an upgrade over."""
+        self._task = None
+        if self._queue and not self._closing:
+            message, payload = self._queue.popleft()
+            self._task = self._loop.create_task(self._answer(message, payload), context=self._context.copy())
+        elif self._upgrade is not None and not self._closing:
+            self._hand_over()
+        elif self._closing and self.transport is not None:
+            self.transport.close()
+
+    async def _answer(self, message: RawRequestMessage, payload: StreamReader) -> None:
+        try:
+            if not await self._respond(message, payload):
+                self._closing = True
+        finally:
+            self._next()
+
+    async def _respond(self, message: RawRequestMessage, payload: StreamReader) -> bool:
+        """One request answered; whether the connection stays open."""
+        server = self._server
+        writer = StreamWriter(self, self._loop)
+        request = server.request_factory(message, payload, self, writer, asyncio.current_task())  # type: ignore[arg-type]
+        server.requests_count += 1
+        try:
+            try:
+                response = await server.request_handler(request)
+            except HTTPException as error:
+                response = error
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # aiohttp's answer to a handler's bug: 500, logged, connection closed
+                _logger.exception("Error handling request", exc_info=error)
+                if writer.output_size > 0:
+                    return False
+                response = web.Response(status=500, text="500 Internal Server Error\n\nServer got itself in trouble")
+                response.force_close()
+            request._finish()  # noqa: SLF001 - as aiohttp's finish_response
+            head = _plain_head(request, response) if type(response) is web.Response else None
+            transport = self.transport
+            if transport is None or transport.is_closing():
+                return False
+            if head is not None:
+                body: Any = response._body  # noqa: SLF001 - bytes, checked by _plain_head
+                if len(body) < _LARGE:
+                    transport.write(head + body)
+                else:
+                    transport.write(head)
+                    transport.write(body)
+                response._eof_sent = True  # noqa: SLF001 - as write_eof leaves it
+                if self._paused:
+                    await self._drain_helper()
+            else:
+                await response.prepare(request)
+                await response.write_eof()
+        except ConnectionError:
+            return False
+        finally:
+            request._task = None  # type: ignore[assignment]  # noqa: SLF001 - no cycle through the task
+        if not payload.is_eof():  # a body the handler did not read: the connection cannot be reused
+            return False
+        return bool(response.keep_alive)
+
+    def _bad_request(self, error: HttpProcessingError) -> None:
+        """A request aiohttp's parser refuses: the 400 aiohttp answers (its message), and the connection closed."""
+        self._closing = True
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            body = str(error.message).encode()
+            transport.write(
+                b"HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n"
+                b"Date: %s\r\nServer: %s\r\n\r\n%s"
+                % (len(body), rfc822_formatted_time().encode(), SERVER_SOFTWARE.encode(), body)
+            )
+        if self._task is None and transport is not None:
+            transport.close()
+
+    def _hand_over(self) -> None:
+        """The rest of the connection to aiohttp (an upgrade request), fed the request's bytes again."""
+        assert self._upgrade is not None
+        message, tail = self._upgrade
+        transport = self.transport
+        if transport is None:
+            return
+        self._closing = True
+        self._server.connection_lost(self, None)  # type: ignore[arg-type]
+        handler = self._server.aiohttp_handler()
+        version = f"HTTP/{message.version.major}.{message.version.minor}"
+        head = f"{message.method} {message.path} {version}\r\n".encode() + b"".join(
+            name + b": " + value + b"\r\n" for name, value in message.raw_headers
+        )
+        transport.set_protocol(handler)
+        handler.connection_made(transport)
+        handler.data_received(head + b"\r\n" + tail + self._upgrade_buffer)
+        self.transport = None  # the transport is the handler's now
+
+    # --- shutdown (web.Server.pre_shutdown and shutdown) -------------------------------------------------------
+
+    def close(self) -> None:
+        """No further requests: the one being answered finishes, then the connection closes."""
+        self._closing = True
+        if self._task is None and self.transport is not None:
+            self.transport.close()
+
+    async def shutdown(self, timeout: float | None = 15.0) -> None:
+        self.close()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
+    """The status line and headers aiohttp would send for ``resp``, or None when aiohttp must send it itself."""
+    if (
+        resp.prepared
+        or resp._compression  # noqa: SLF001
+        or resp._chunked  # noqa: SLF001
+        or resp._cookies  # noqa: SLF001
+        or resp._compressed_body is not None  # noqa: SLF001
+        or type(resp._body) is not bytes  # noqa: SLF001
+        or request.version != HttpVersion11
+        or request.method == "HEAD"
+        or resp.status < 200
+        or resp.status in (204, 304)
+    ):
+        return None
+    keep_alive = resp._keep_alive  # noqa: SLF001
+    if keep_alive is None:
+        keep_alive = request.keep_alive
+    lines = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n"]
+    present = set()
+    for name, value in resp.headers.items():
+        if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
+            return None  # aiohttp refuses it (ValueError): let it
+        lines.append(f"{name}: {value}\r\n")
+        present.add(name.lower())
+    if not present.isdisjoint(_DEFAULTED) or "content-type" not in present:
+        return None  # set by the handler, or the octet-stream default: aiohttp's own rules apply
+    resp._keep_alive = keep_alive  # noqa: SLF001 - what `keep_alive` reads next
+    lines.append(f"Content-Length: {len(resp._body)}\r\nDate: {rfc822_formatted_time()}\r\n")  # noqa: SLF001
+    lines.append(_SERVER_KEEP_ALIVE if keep_alive else _SERVER_CLOSE)
+    return "".join(lines).encode("utf-8")
+
+
+class LeanServer(web.Server):
+    """`web.Server` whose connections are `LeanConnection`s (aiohttp's `RequestHandler` after an upgrade)."""
+
+    def __call__(self) -> Any:
+        return LeanConnection(self, self._loop)
+
+    def aiohttp_handler(self) -> RequestHandler:
+        return super().__call__()
+
+
+__all__ = ["LeanConnection", "LeanServer"]

@@ -1,0 +1,173 @@
+"""The API servers' HTTP/1.1 transport (pyop.apiserver.endpoints.transport) answers byte for byte as aiohttp's own
+server does: the same GenericAPIServer handler is served by both, raw requests go to each, and the answers are
+compared (the Date header aside). Also: pipelined requests answered in order, keep-alive, ``Connection: close``,
+HTTP/1.0, a malformed request, a handler's bug, HEAD, large bodies, and an upgrade to a websocket after a request
+on the same connection."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from pyop.apiserver.authentication.authenticator import TokenAuthenticator
+from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.registry.operations import Operations
+from pyop.apiserver.registry.resources import ResourceRegistry, types_from_crd
+from pyop.apiserver.server.generic import GenericAPIServer
+from pyop.apiserver.storage.store import Store
+from pyop.testing.crds import schemaless_crd
+
+TOKEN = "t0ken"
+AUTH = f"Authorization: Bearer {TOKEN}\r\n"
+_DATE = re.compile(rb"\r\nDate: [^\r]*\r\n")
+
+
+def _server() -> GenericAPIServer:
+    crd = schemaless_crd("example.com", "Gadget", "gadgets", scope="Cluster")
+    operations = Operations(
+        Store(100),
+        ResourceRegistry(types_from_crd(crd)),
+        clock=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+        users={},
+        bookmark_interval=1.0,
+    )
+    server = GenericAPIServer(
+        operations,
+        authenticator=TokenAuthenticator({TOKEN: UserInfo("admin")}),
+        version={"major": "1", "minor": "0", "gitVersion": "v1.0.0"},
+    )
+
+    async def bug(request: web.BaseRequest) -> web.StreamResponse:
+        raise RuntimeError("a handler's bug")
+
+    async def empty(request: web.BaseRequest) -> web.StreamResponse:
+        return web.Response(status=204)
+
+    async def big(request: web.BaseRequest) -> web.StreamResponse:
+        return web.Response(body=b"x" * 100_000, content_type="text/plain")
+
+    async def echo(request: web.BaseRequest) -> web.StreamResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)  # type: ignore[arg-type]  # a BaseRequest is all WebSocketResponse uses
+        async for message in ws:
+            await ws.send_str("echo " + message.data)
+        return ws
+
+    server.add_path("/bug", bug, public=True)
+    server.add_path("/empty", empty, public=True)
+    server.add_path("/big", big, public=True)
+    server.add_path("/echo", echo, public=True)
+    return server
+
+
+@pytest.fixture
+async def servers() -> AsyncIterator[tuple[int, int, GenericAPIServer]]:
+    """The lean transport's port, aiohttp's own server's port (the same handler), and the server."""
+    server = _server()
+    await server.listen()
+    reference = web.Server(server.handle, request_factory=server._make_request, access_log=None)  # noqa: SLF001
+    runner = web.ServerRunner(reference)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    yield int(server.url.rsplit(":", 1)[1]), runner.addresses[0][1], server
+    await runner.cleanup()
+    await server.stop()
+
+
+async def _exchange(port: int, *requests: bytes, quiet: float = 0.3) -> tuple[bytes, bool]:
+    """Send the requests (one write: pipelined) and read until the server closes or is quiet; the bytes read
+    and whether the server closed the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"".join(requests))
+    received = b""
+    closed = False
+    try:
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), quiet)
+            if not chunk:
+                closed = True
+                break
+            received += chunk
+    except TimeoutError:
+        pass
+    writer.close()
+    return received, closed
+
+
+def _without_date(raw: bytes) -> bytes:
+    return _DATE.sub(b"\r\nDate: -\r\n", raw)
+
+
+def _request(method: str, path: str, headers: str = AUTH, body: bytes = b"", version: str = "1.1") -> bytes:
+    length = f"Content-Length: {len(body)}\r\n" if body else ""
+    return f"{method} {path} HTTP/{version}\r\nHost: localhost\r\n{headers}{length}\r\n".encode() + body
+
+
+CASES: dict[str, list[bytes]] = {
+    "version, twice pipelined": [_request("GET", "/version"), _request("GET", "/version")],
+    "not found (a Status)": [_request("GET", "/nowhere")],
+    "unauthorized": [_request("GET", "/apis/example.com/v1/gadgets", headers="")],
+    "create then get": [
+        _request("POST", "/apis/example.com/v1/gadgets", body=b'{"metadata":{"name":"g1"}}'),
+        _request("GET", "/apis/example.com/v1/gadgets/g1"),
+    ],
+    "connection close": [_request("GET", "/version", headers=AUTH + "Connection: close\r\n")],
+    "HTTP/1.0": [_request("GET", "/version", version="1.0")],
+    "HEAD": [_request("HEAD", "/version")],
+    "204": [_request("GET", "/empty")],
+    "large body": [_request("GET", "/big")],
+    "a handler's bug": [_request("GET", "/bug"), _request("GET", "/version")],
+    "malformed": [b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n"],
+}
+
+
+def _uids_out(raw: bytes) -> bytes:
+    """Objects made by two servers differ in uid, timestamps and resourceVersion; the rest must not."""
+    return re.sub(rb'"(uid|creationTimestamp|time|resourceVersion)":"[^"]*"', b"-", raw)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+async def test_answers_as_aiohttp_does(servers: tuple[int, int, GenericAPIServer], case: str) -> None:
+    lean_port, aiohttp_port, _ = servers
+    requests = CASES[case]
+    # the two servers share one registry: a name of each
+    other = [request.replace(b"g1", b"g2") for request in requests] if case == "create then get" else requests
+    lean, lean_closed = await _exchange(lean_port, *requests)
+    theirs, their_closed = await _exchange(aiohttp_port, *other)
+    assert lean, case
+    assert _uids_out(_without_date(lean)) == _uids_out(_without_date(theirs)).replace(b"g2", b"g1")
+    assert lean_closed == their_closed
+
+
+async def test_pipelined_answers_come_in_order_and_the_connection_stays_open(
+    servers: tuple[int, int, GenericAPIServer],
+) -> None:
+    lean_port, _, _ = servers
+    raw, closed = await _exchange(lean_port, _request("GET", "/nowhere"), _request("GET", "/version"))
+    assert not closed
+    first, second = raw.split(b"HTTP/1.1 ")[1:]
+    assert first.startswith(b"404 Not Found\r\n") and second.startswith(b"200 OK\r\n")
+    assert b"Connection" not in raw and b'"gitVersion":"v1.0.0"' in second
+
+
+async def test_an_upgrade_after_a_request_on_the_same_connection_is_served_by_aiohttp(
+    servers: tuple[int, int, GenericAPIServer],
+) -> None:
+    _, _, server = servers
+    connector = aiohttp.TCPConnector(limit=1)  # one connection: the websocket reuses the kept-alive one
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async with session.get(server.url + "/version", headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+            assert response.status == 200
+        async with session.ws_connect(server.url + "/echo") as ws:
+            await ws.send_str("hello")
+            message: Any = await ws.receive(timeout=5)
+            assert message.data == "echo hello"
+        async with session.get(server.url + "/version", headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+            assert (await response.json())["gitVersion"] == "v1.0.0"
