@@ -76,8 +76,6 @@ class ProtobufFieldGapError(ProtobufEncodeError):
         self.path = path
 
 
-_TYPE_META = frozenset({"apiVersion", "kind"})  # in the envelope, not the message
-
 
 def encode_message(name: str, obj: Any) -> bytes:
     """The bytes of message `name` holding the JSON value `obj`."""
@@ -93,8 +91,8 @@ def _message(spec: MessageSpec, obj: Any, path: str, inline: bool = False) -> by
         return _empty(spec)
     if not isinstance(obj, dict) and not isinstance(obj, Mapping):
         raise ProtobufEncodeError(f"{path}: expected an object, got {type(obj).__name__}")
-    if not inline:
-        for key in obj.keys() - spec.json_names - _TYPE_META:
+    if not inline and not obj.keys() <= spec.json_names:  # a subset test allocates nothing
+        for key in obj.keys() - spec.json_names:
             if obj[key] is not None:
                 raise ProtobufFieldGapError(f"{path}.{key}")
     out = bytearray()

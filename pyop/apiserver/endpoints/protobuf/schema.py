@@ -29,6 +29,7 @@ UNKNOWN: Final = "k8s.io.apimachinery.pkg.runtime.Unknown"
 WATCH_EVENT: Final = _META + "WatchEvent"
 # Messages whose Go type marshals its own JSON: a string, a number-or-string or embedded raw JSON, not an object.
 SPECIAL: Final = frozenset({TIME, MICRO_TIME, DURATION, FIELDS_V1, QUANTITY, INT_OR_STRING, RAW_EXTENSION})
+_TYPE_META: Final = frozenset({"apiVersion", "kind"})  # in the envelope of an object, not its message
 LIST_WRAPPER: Final = "list"
 """A named Go slice (`type Verbs []string`, authentication's ExtraValue): the message `{repeated items = 1}`,
 the JSON a plain list."""
@@ -57,7 +58,7 @@ class MessageSpec:
     fields: tuple[FieldSpec, ...]
     by_number: dict[int, FieldSpec] = field(default_factory=dict)
     special: str = ""  # one of SPECIAL or LIST_WRAPPER; "" for a plain object
-    json_names: frozenset[str] = frozenset()  # every JSON field it holds, its inline children's included
+    json_names: frozenset[str] = frozenset()  # its JSON fields, inline children's and apiVersion/kind included
 
 
 @functools.cache
@@ -100,7 +101,7 @@ def message_spec(name: str) -> MessageSpec:
         and not name.endswith("List")
     ):
         special = LIST_WRAPPER
-    names = {f.name for f in fields if not f.inline}
+    names = {f.name for f in fields if not f.inline} | _TYPE_META
     for item in fields:
         if item.inline:
             names |= message_spec(item.type_name).json_names
