@@ -3,7 +3,8 @@
 A protobuf request body costs the test server a decode (bytes -> the JSON object) before the JSON pipeline runs;
 a protobuf-only client costs it an encode per response. This prints both per object, beside `json.loads` and the
 server's JSON encoder (`pyop.apiserver.endpoints.wire.dumps`), for the sample objects of tests/protobuf (a Pod,
-Deployment, Secret, ... of every shape the mapping handles) and a Helm-sized Secret (one 60 KB value).
+Deployment, Secret, ... of every shape the mapping handles, and kinds and fields new in 1.33-1.35) and a Helm-sized
+Secret (one 60 KB value).
 Rounds interleave the four operations; the median of the rounds is printed.
 
 Run: `python bench/bench_protobuf.py [--rounds 7] [--repeat 300]`. Prints figures; asserts nothing.
@@ -24,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from protobuf.samples import SAMPLES  # noqa: E402
+from protobuf.samples import SAMPLES, SAMPLES_1_35  # noqa: E402
 
 from pyop.apiserver.endpoints.protobuf import decode_object, encode_object  # noqa: E402
 from pyop.apiserver.endpoints.wire import dumps  # noqa: E402
@@ -50,7 +51,7 @@ def main() -> None:
         "type": "helm.sh/release.v1",
         "data": {"release": base64.b64encode(release.encode()).decode()},
     }
-    objects = [*SAMPLES, helm_secret]
+    objects = [*SAMPLES, *SAMPLES_1_35, helm_secret]
     print(f"{'object':<34}{'bytes pb/json':>16}{'pb decode':>12}{'json loads':>12}{'pb encode':>12}{'json dumps':>12}")
     for obj in objects:
         normal = decode_object(encode_object(obj))
