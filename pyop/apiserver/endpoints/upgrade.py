@@ -74,6 +74,25 @@ async def write_and_drain(transport: asyncio.Transport, data: bytes) -> None:
         await asyncio.sleep(0.005)
 
 
+class RawConnection:
+    """A taken-over connection as a byte stream (`take_over`'s reader and transport): what a protocol session
+    (pyop.apiserver.endpoints.spdy) reads and writes."""
+
+    def __init__(self, reader: asyncio.StreamReader, transport: asyncio.Transport) -> None:
+        self.reader, self.transport = reader, transport
+
+    async def read(self) -> bytes:
+        return await self.reader.read(_CHUNK)
+
+    async def write(self, data: bytes) -> None:
+        if self.transport.is_closing():
+            raise ConnectionResetError("the client closed the connection")
+        await write_and_drain(self.transport, data)
+
+    async def close(self) -> None:
+        self.transport.close()
+
+
 def _request_head(request: web.BaseRequest, url: URL, headers: Iterable[tuple[str, str]]) -> bytes:
     lines = [f"{request.method} {request.raw_path} HTTP/1.1", f"Host: {url.raw_host}:{url.port}"]
     lines.extend(f"{name}: {value}" for name, value in headers)
@@ -182,4 +201,4 @@ async def proxy_upgrade(
             await backend_writer.wait_closed()
 
 
-__all__ = ["is_upgrade", "proxy_upgrade", "take_over", "write_and_drain"]
+__all__ = ["RawConnection", "is_upgrade", "proxy_upgrade", "take_over", "write_and_drain"]

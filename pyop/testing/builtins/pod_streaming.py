@@ -19,11 +19,10 @@ connection: container not found"); a forwarded port without a handler gets the k
 error channel, as a port nothing listens on. From Kubernetes 1.35 a websocket upgrade (a GET, authorized as `get`)
 must also be allowed to `create` the subresource (AuthorizePodWebsocketUpgradeCreatePermission, on by default).
 
-The protocols are the websocket ones (pyop.apiserver.endpoints.channels): ``v5``/``v4.channel.k8s.io`` for
+The protocols: websocket channels (pyop.apiserver.endpoints.channels, here) ``v5``/``v4.channel.k8s.io`` for
 commands (kubectl's default since 1.30, the kubernetes Python client's `stream`), ``v4.channel.k8s.io`` with two
-channels per port for port-forward (the Python client's `portforward`). SPDY (a POST with ``Upgrade: SPDY/3.1``,
-and the SPDY tunnel `kubectl port-forward` sends) is not served: such a request is answered 400 after the same
-checks, so its errors are still kube's.
+channels per port for port-forward (the Python client's `portforward`); SPDY/3.1 (pod_streaming_spdy) for
+`kubectl port-forward` (tunnelled in a websocket, or upgraded in place) and kubectl's exec/attach fallback.
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from pyop.apiserver.endpoints import channels
 from pyop.apiserver.endpoints.channels import ChannelProtocol
 from pyop.apiserver.endpoints.handlers import query_bool
 from pyop.apiserver.registry.operations import Operations
+from pyop.testing.builtins import pod_streaming_spdy as spdy
 from pyop.testing.builtins.pod_stream_sessions import (
     AttachHandler,
     ExecHandler,
@@ -61,10 +61,6 @@ from pyop.testing.builtins.pod_stream_sessions import (
 Authorize = Callable[[Any, web.BaseRequest, str], None]
 _COMPOUND_AUTHORIZATION_SINCE: Final = 35  # minor version from which websocket upgrades need `create`
 _MISSING_UPGRADE: Final = "unable to upgrade: missing upgrade headers in request"
-_NO_SPDY: Final = (
-    "the test server serves pod streams over websockets only (v5/v4.channel.k8s.io), not SPDY: "
-    "kubectl 1.30+ and the kubernetes Python client use websockets"
-)
 
 
 class _Connection:
@@ -170,13 +166,15 @@ class PodStreams:
         container = _stream_container(pod, query.get("container", ""))
         _bound(pod)
         command = query.getall("command", [])
-        _stream_options(query)
+        options = _stream_options(query)
         handler = self.exec_handlers.get((namespace, name, container)) or self.exec_handlers.get((namespace, name, ""))
         if handler is None:
             return _container_not_found(container)
-        refusal = _refusal(request, channels.REMOTE_COMMAND_PROTOCOLS)
-        if refusal is not None:
-            return refusal
+        if spdy.wants_spdy(request):
+            return await spdy.remote_command(
+                request, namespace, name, container, command, handler, options, attach=False
+            )
+        _check_websocket(request, channels.REMOTE_COMMAND_PROTOCOLS)
         return await _remote_command(request, namespace, name, container, command, handler, attach=False)
 
     async def attach(
@@ -186,13 +184,13 @@ class PodStreams:
         pod = _pod(operations, namespace, name)
         container = _stream_container(pod, request.query.get("container", ""))
         _bound(pod)
-        _stream_options(request.query)
+        options = _stream_options(request.query)
         handler = self.attach_handlers.get((namespace, name, container))
         if handler is None:
             return _container_not_found(container)
-        refusal = _refusal(request, channels.REMOTE_COMMAND_PROTOCOLS)
-        if refusal is not None:
-            return refusal
+        if spdy.wants_spdy(request):
+            return await spdy.remote_command(request, namespace, name, container, [], handler, options, attach=True)
+        _check_websocket(request, channels.REMOTE_COMMAND_PROTOCOLS)
         return await _remote_command(request, namespace, name, container, [], handler, attach=True)
 
     async def portforward(
@@ -201,12 +199,16 @@ class PodStreams:
         self._compound_authorization(user, request)
         pod = _pod(operations, namespace, name)
         _bound(pod)
-        refusal = _refusal(request, channels.PORT_FORWARD_PROTOCOLS)
-        if refusal is not None:
-            return refusal
+        uid = pod["metadata"].get("uid", "")
+        if spdy.wants_spdy(request) or spdy.wants_tunnel(request):  # kubectl port-forward
+            return await spdy.port_forward(request, uid, functools.partial(self._port_handler, namespace, name))
+        _check_websocket(request, channels.PORT_FORWARD_PROTOCOLS)
         ports = _ports(request.query)
-        handlers = [self.port_handlers.get((namespace, name, port)) for port in ports]
-        return await _port_forward(request, pod["metadata"].get("uid", ""), ports, handlers)
+        handlers = [self._port_handler(namespace, name, port) for port in ports]
+        return await _port_forward(request, uid, ports, handlers)
+
+    def _port_handler(self, namespace: str, pod: str, port: int) -> PortHandler | None:
+        return self.port_handlers.get((namespace, pod, port))
 
     def _compound_authorization(self, user: Any, request: web.BaseRequest) -> None:
         """A websocket upgrade is a GET (authorized as `get`); from 1.35 it must also be allowed to `create`."""
@@ -265,17 +267,14 @@ def _is_websocket(request: web.BaseRequest) -> bool:
     return request.headers.get("Upgrade", "").lower() == "websocket" and "upgrade" in connection
 
 
-def _refusal(request: web.BaseRequest, supported: tuple[ChannelProtocol, ...]) -> web.StreamResponse | None:
-    """Why this request cannot be upgraded (None when it can): SPDY, no upgrade at all, or no common protocol."""
+def _check_websocket(request: web.BaseRequest, supported: tuple[ChannelProtocol, ...]) -> None:
+    """The 400 for a request that is no upgrade kube serves, or a websocket with no subprotocol in common."""
     if not _is_websocket(request):
-        if request.headers.get("Upgrade", ""):
-            raise bad_request(_NO_SPDY)
         raise bad_request(_MISSING_UPGRADE)
     requested = channels.requested_protocols(request.headers.get("Sec-WebSocket-Protocol", ""))
     if channels.choose(requested, supported) is None:
         allowed = " ".join(protocol.name for protocol in supported)
         raise bad_request(f"requested protocol(s) are not supported: [{' '.join(requested)}]; supports [{allowed}]")
-    return None
 
 
 def _ports(query: Any) -> list[int]:

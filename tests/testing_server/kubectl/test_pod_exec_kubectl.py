@@ -9,23 +9,33 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from pyop.testing import TestAPIServer
 from pyop.testing.builtins.pod_streaming import ExecSession
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from testing_server.helpers import Api
 from testing_server.kubectl.helpers import GUARD, Kubectl, Result
-from testing_server.test_pod_exec import make_pod, shell
+from testing_server.test_pod_exec import echo, make_pod, shell
 
 PODS = "/api/v1/namespaces/default/pods"
 
 
-async def run(kubectl: Kubectl, *args: str, stdin: bytes | None = None, kubeconfig: Path | None = None) -> Result:
+async def run(
+    kubectl: Kubectl,
+    *args: str,
+    stdin: bytes | None = None,
+    kubeconfig: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Result:
     """kubectl with its flags before `--` (the helper appends --cache-dir, which would become the command's)."""
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(kubectl.home),
         "KUBECONFIG": str(kubeconfig or kubectl.server.kubeconfig_path),
+        **(env or {}),
     }
     process = await asyncio.create_subprocess_exec(
         kubectl.binary,
@@ -107,19 +117,9 @@ async def test_kubectl_exec_needs_create_on_pods_exec(
 ) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", shell)
-    await api.create_ok("/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "robot"}})
-    token = server.token_for_service_account("default", "robot")
-    ca_data = server.certificate.ca_data if server.certificate else None
-    robot = write_kubeconfig(tmp_path / "robot.kubeconfig", kubeconfig_dict(server.url, token, "default", ca_data))
     rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]
-    role = {"metadata": {"name": "exec"}, "rules": rules}
-    await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", role)
-    binding = {
-        "metadata": {"name": "exec"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "exec"},
-        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}],
-    }
-    await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", binding)
+    robot = await _robot(server, api, tmp_path, rules)
+    role_path = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/exec"
     forbidden = (
         'Error from server (Forbidden): pods "web-1" is forbidden: User "system:serviceaccount:default:robot" '
         'cannot create resource "pods/exec" in API group "" in the namespace "default"\n'
@@ -132,7 +132,6 @@ async def test_kubectl_exec_needs_create_on_pods_exec(
     assert attempts == [("GET", "get", 403), ("POST", "create", 403)]
     # `get` alone passes the first check of the websocket GET, not the compound `create` one (1.35+).
     rules.append({"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["get"]})
-    role_path = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/exec"
     _, current = await api.get(role_path)
     assert (await api.put(role_path, {**current, "rules": rules}))[0] == 200
     refused = await run(kubectl, "exec", "web-1", "--", "echo", "hi", kubeconfig=robot)
@@ -142,3 +141,164 @@ async def test_kubectl_exec_needs_create_on_pods_exec(
     assert (await api.put(role_path, {**current, "rules": rules}))[0] == 200
     allowed = await run(kubectl, "exec", "web-1", "--", "echo", "hi", kubeconfig=robot)
     assert (allowed.returncode, allowed.stdout) == (0, "hi\n"), allowed.stderr
+
+
+async def _robot(server: TestAPIServer, api: Api, tmp_path: Path, rules: list[dict[str, Any]]) -> Path:
+    """A kubeconfig of ServiceAccount default/robot, bound to a Role `exec` with ``rules``."""
+    await api.create_ok("/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "robot"}})
+    token = server.token_for_service_account("default", "robot")
+    ca_data = server.certificate.ca_data if server.certificate else None
+    robot = write_kubeconfig(tmp_path / "robot.kubeconfig", kubeconfig_dict(server.url, token, "default", ca_data))
+    await api.create_ok(
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {"metadata": {"name": "exec"}, "rules": rules}
+    )
+    binding = {
+        "metadata": {"name": "exec"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "exec"},
+        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}],
+    }
+    await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", binding)
+    return robot
+
+
+# --- SPDY: kubectl's port-forward, and its exec fallback -------------------------------------------------------------
+
+
+async def _running_pod(server: TestAPIServer, api: Api, name: str) -> None:
+    """kubectl port-forward refuses a pod that is not Running (a client-side check)."""
+    await make_pod(api, name, "app")
+    _, current = await api.get(f"{PODS}/{name}")
+    assert (await api.put(f"{PODS}/{name}/status", {**current, "status": {"phase": "Running"}}))[0] == 200
+
+
+async def _port_forward(kubectl: Kubectl, *args: str, env: dict[str, str] | None = None) -> tuple[Any, int]:
+    """A running `kubectl port-forward <pod> :<port>` and the local port it chose."""
+    process = await asyncio.create_subprocess_exec(
+        kubectl.binary,
+        "--cache-dir",
+        str(kubectl.home / "cache"),
+        "port-forward",
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(kubectl.home),
+            "KUBECONFIG": str(kubectl.server.kubeconfig_path),
+            **(env or {}),
+        },
+    )
+    assert process.stdout is not None
+    line = (await asyncio.wait_for(process.stdout.readline(), GUARD)).decode()
+    if not line.startswith("Forwarding from 127.0.0.1:"):
+        process.kill()
+        _, err = await process.communicate()
+        raise AssertionError(f"kubectl port-forward did not start: {line!r} {err.decode()}")
+    return process, int(line.split("127.0.0.1:", 1)[1].split(" ", 1)[0])
+
+
+async def _exchange(port: int, payload: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(payload)
+        await writer.drain()
+        return await asyncio.wait_for(reader.readexactly(len(payload)), GUARD)
+    finally:
+        writer.close()
+
+
+async def _stop(process: Any) -> str:
+    process.terminate()
+    _, err = await asyncio.wait_for(process.communicate(), GUARD)
+    return str(err.decode())
+
+
+@pytest.mark.parametrize(
+    ("transport", "env"),
+    [("SPDY tunnelled in a websocket", {}), ("SPDY upgraded in place", {"KUBECTL_PORT_FORWARD_WEBSOCKETS": "false"})],
+)
+async def test_kubectl_port_forward_reaches_the_port_handler(
+    server: TestAPIServer, api: Api, kubectl: Kubectl, transport: str, env: dict[str, str]
+) -> None:
+    await _running_pod(server, api, "web-1")
+    server.pod_streams.on_port("default", "web-1", 8080, echo)
+    server.reset_requests()
+    process, local = await _port_forward(kubectl, "web-1", ":8080", env=env)
+    try:
+        assert await _exchange(local, b"first connection") == b"FIRST CONNECTION"
+        assert await _exchange(local, b"and a second one") == b"AND A SECOND ONE"
+    finally:
+        await _stop(process)
+    methods = [(r.method, r.status) for r in server.requests if r.subresource == "portforward"]
+    assert methods == ([("GET", 101)] if not env else [("POST", 101)]), transport
+
+
+async def test_kubectl_port_forward_to_a_real_tcp_server(server: TestAPIServer, api: Api, kubectl: Kubectl) -> None:
+    async def database(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"db:" + await reader.readexactly(5))
+        await writer.drain()
+        writer.close()
+
+    tcp = await asyncio.start_server(database, "127.0.0.1", 0)
+    try:
+        await _running_pod(server, api, "db-0")
+        server.pod_streams.forward_port("default", "db-0", 5432, tcp.sockets[0].getsockname()[1])
+        process, local = await _port_forward(kubectl, "db-0", ":5432")
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", local)
+            writer.write(b"query")
+            assert await asyncio.wait_for(reader.read(), GUARD) == b"db:query"
+            writer.close()
+        finally:
+            await _stop(process)
+    finally:
+        tcp.close()
+        await tcp.wait_closed()
+
+
+async def test_kubectl_port_forward_to_a_port_nothing_listens_on(
+    server: TestAPIServer, api: Api, kubectl: Kubectl
+) -> None:
+    await _running_pod(server, api, "web-1")
+    process, local = await _port_forward(kubectl, "web-1", ":9090")
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", local)
+        assert await asyncio.wait_for(reader.read(), GUARD) == b""  # kubectl closes the connection
+        writer.close()
+    finally:
+        err = await _stop(process)
+    _, pod = await api.get(f"{PODS}/web-1")
+    expected = f"error forwarding port 9090 to pod {pod['metadata']['uid']}, uid : failed to connect to localhost:9090"
+    assert expected in err
+
+
+async def test_kubectl_exec_over_spdy(server: TestAPIServer, api: Api, kubectl: Kubectl) -> None:
+    """kubectl's SPDY remote command client (its fallback, forced here) against the same handler."""
+    await make_pod(api, "web-1", "app")
+    server.pod_streams.on_exec("default", "web-1", shell)
+    spdy = {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"}
+    server.reset_requests()
+    result = await run(kubectl, "exec", "-i", "web-1", "--", "cat", stdin=b"over spdy\n", env=spdy)
+    assert (result.returncode, result.stdout) == (0, "over spdy\n"), result.stderr
+    result = await run(kubectl, "exec", "web-1", "--", "fail", "3", env=spdy)
+    assert (result.returncode, result.stderr) == (3, "failing with 3\ncommand terminated with exit code 3\n")
+    assert {(r.method, r.status) for r in server.requests if r.subresource == "exec"} == {("POST", 101)}
+
+
+async def test_create_without_get_on_pods_exec_runs_over_spdy(
+    server: TestAPIServer, api: Api, kubectl: Kubectl, tmp_path: Path
+) -> None:
+    """The websocket GET is refused (`get`), kubectl falls back to SPDY, whose POST is a `create`: allowed."""
+    await make_pod(api, "web-1", "app")
+    server.pod_streams.on_exec("default", "web-1", shell)
+    rules = [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},  # kubectl reads the pod first
+        {"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"]},
+    ]
+    robot = await _robot(server, api, tmp_path, rules)
+    server.reset_requests()
+    result = await run(kubectl, "exec", "web-1", "--", "echo", "fell", "back", kubeconfig=robot)
+    assert (result.returncode, result.stdout) == (0, "fell back\n"), result.stderr
+    attempts = [(r.method, r.verb, r.status) for r in server.requests if r.subresource == "exec"]
+    assert attempts == [("GET", "get", 403), ("POST", "create", 101)]
