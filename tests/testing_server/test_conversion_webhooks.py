@@ -13,9 +13,9 @@ import pytest_asyncio
 from aiohttp import web
 
 from pyop.api.status import ApiError
+from pyop.apiserver.registry import conversion
 from pyop.testing import TestAPIServer
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY
-from pyop.testing.crds import conversion
 from testing_server.conversion_fixtures import (
     GROUP,
     V1,

@@ -20,24 +20,14 @@ from pyop.api.selectors import FieldRequirement, Requirement, fields_match, labe
 from pyop.api.status import ApiError
 from pyop.apiserver.endpoints.wire import event_line
 from pyop.apiserver.registry import bridge
+from pyop.apiserver.registry.conversion import served_as as served_as  # its home; the registry imports it here
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import StoredEvent
-from pyop.testing.crds.conversion import converted
 
 _CLOSE = object()
 _MAX_BATCH = 256
 DISCONNECT_CHECK = 1.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
-
-
-def served_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any]:
-    """The stored object as seen through the requested version: relabelled (conversion strategy None) or
-    converted by the CRD's conversion webhook (``conversion.converted``, inside a request's bridge)."""
-    if obj.get("apiVersion") == resource_type.api_version:
-        return obj
-    if resource_type.conversion is not None:
-        return converted(obj, resource_type.api_version, resource_type.conversion)
-    return {**obj, "apiVersion": resource_type.api_version}
 
 
 class Watcher:
@@ -157,7 +147,8 @@ class Watcher:
 
     async def _converted_line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
         """``_line`` in a bridge, for a kind with a conversion webhook (events of other kinds need none)."""
-        if self.resource_type.conversion is None or item[0] in ("ERROR", "BOOKMARK"):
+        conversion = self.resource_type.conversion
+        if conversion is None or not conversion.calls_out or item[0] in ("ERROR", "BOOKMARK"):
             return self._line(item)
         return await bridge.run(self._line, item, caller=self.caller)
 

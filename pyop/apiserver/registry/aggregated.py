@@ -12,9 +12,9 @@ from typing import Any
 from pyop.api.status import StatusCause
 from pyop.apiserver.registry.operations import Operations
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.registry.schema import SchemaStrategy
 from pyop.apiserver.registry.strategy import RESTStrategy
 from pyop.apiserver.strategy import TypedStrategy
-from pyop.testing.crds.strategy import SchemaStrategy
 
 
 class AggregatedStrategy(SchemaStrategy):
@@ -41,14 +41,16 @@ class AggregatedOperations(Operations):
     def __init__(
         self,
         *args: Any,
-        strategies: Mapping[str, TypedStrategy],
+        strategies: Mapping[tuple[str, str], TypedStrategy],
         **kwargs: Any,
     ) -> None:
-        self.typed_strategies = dict(strategies)  # storage key -> adapter (before the registry builds strategies)
+        # (storage key, version) -> the version's adapter (set before the registry builds strategies)
+        self.typed_strategies = dict(strategies)
         super().__init__(*args, **kwargs)
 
     def make_strategy(self, resource_type: ResourceType) -> RESTStrategy:
-        return AggregatedStrategy(resource_type, self.typed_strategies.get(resource_type.storage_key))
+        key = (resource_type.storage_key, resource_type.version)
+        return AggregatedStrategy(resource_type, self.typed_strategies.get(key))
 
     def _require_live_namespace(self, namespace: str, resource_type: ResourceType, name: str = "") -> None:
         """The registry's own check reads namespaces from its storage, which has none here: the server asks the

@@ -47,6 +47,8 @@ from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
 from pyop.apiserver.registry import managed_fields
+from pyop.apiserver.registry.conversion import stored_as
+from pyop.apiserver.registry.kinds import CompiledKinds, SchemaKinds
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
 from pyop.apiserver.registry.strategy import (
@@ -56,9 +58,6 @@ from pyop.apiserver.registry.strategy import (
     strategic_merge_unsupported,
 )
 from pyop.apiserver.storage.store import ListSnapshot, Store
-from pyop.testing.builtins.strategies import strategy_for
-from pyop.testing.builtins.strategy import BuiltinStrategy
-from pyop.testing.crds.conversion import stored_as
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -162,9 +161,11 @@ class Operations:
         clock: Callable[[], datetime],
         users: dict[str, UserInfo],
         bookmark_interval: float,
-        builtin: BuiltinStrategy | None = None,
+        builtin: CompiledKinds | None = None,
     ) -> None:
-        self.builtin = builtin or BuiltinStrategy()
+        """``builtin``: the server's compiled-in kinds (the test API server's built-ins); none: every kind is
+        defined by its schema."""
+        self.builtin: CompiledKinds = builtin or SchemaKinds()
         self.field_manager = managed_fields.FieldManager(self.builtin.kubernetes_version, self.builtin.definition)
         self.store = store
         self.resources = resources
@@ -193,9 +194,8 @@ class Operations:
         return strategy
 
     def make_strategy(self, resource_type: ResourceType) -> RESTStrategy:
-        """A new strategy for ``resource_type``; the test API server's kinds by default (a server of other kinds
-        overrides this)."""
-        return strategy_for(resource_type, self.builtin)
+        """A new strategy for ``resource_type``: its compiled-in kind's (a server of other kinds overrides this)."""
+        return self.builtin.strategy_for(resource_type)
 
     def now(self) -> str:
         """The clock as a metav1.Time string; formatted once per second (strftime costs as much as

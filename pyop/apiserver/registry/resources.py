@@ -14,7 +14,7 @@ from typing import Any
 from pyop.api.selectors import FieldGetter, path_getter
 from pyop.api.status import ApiError
 from pyop.api.versions import version_priority as version_priority  # its home is pyop.api.versions
-from pyop.testing.crds.conversion import ConversionWebhook, webhook_conversion
+from pyop.apiserver.registry.conversion import Converter, webhook_conversion
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 CREATE_ONLY = ("create",)
@@ -71,7 +71,7 @@ class ResourceType:
     crd_name: str = ""
     # A custom resource's additionalPrinterColumns (the Table columns after Name; none: Age).
     printer_columns: tuple[Mapping[str, Any], ...] = ()
-    conversion: ConversionWebhook | None = None  # a CRD's conversion webhook (strategy Webhook)
+    conversion: Converter | None = None  # across versions: a CRD's conversion webhook, an aggregated kind's hub
     finalize: bool = False  # the Namespace `finalize` subresource
     token: bool = False  # the ServiceAccount `token` subresource (TokenRequest)
     special_subresources: tuple[SpecialSubresource, ...] = ()  # served by the server's own handlers
@@ -262,7 +262,7 @@ class ResourceRegistry:
                 raise ApiError(409, f"{resource_type.plural}.{resource_type.group} is served by a built-in type")
             self._add(resource_type)
         self._crd_endpoints[name] = [(rt.group, rt.version, rt.plural) for rt in types]
-        if any(rt.conversion is not None for rt in types):
+        if any(rt.conversion is not None and rt.conversion.calls_out for rt in types):
             self.webhook_converted.add(name)
 
     def unserve_crd(self, name: str) -> None:

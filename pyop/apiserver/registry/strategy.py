@@ -10,7 +10,7 @@ phases, allocated IPs), what it checks and carries over on update, its validatio
 
 `Strategy` answers every question as a plain kind with no behaviour of its own; kinds subclass it. The test API
 server's built-in kinds are strategies in `pyop.testing.builtins.strategies`, custom resources get the schema
-strategy (`pyop.testing.crds.strategy`), an aggregated server's kinds the user's typed strategy through an adapter.
+strategy (`registry.schema`), an aggregated server's kinds the user's typed strategy through an adapter.
 """
 
 from __future__ import annotations

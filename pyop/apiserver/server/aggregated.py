@@ -67,8 +67,10 @@ class AggregatedServer(GenericAPIServer):
     ) -> None:
         self.groups = list(groups)
         self.config = config
-        self.kinds: dict[str, ServedKind] = {
-            kind.resource_type.storage_key: kind for kind in served_kinds(self.groups, kubernetes_version)
+        # (storage key, version) -> the served kind; a kind in several versions is one storage key, converted
+        self.kinds: dict[tuple[str, str], ServedKind] = {
+            (kind.resource_type.storage_key, kind.resource_type.version): kind
+            for kind in served_kinds(self.groups, kubernetes_version)
         }
         strategies = {key: kind.strategy for key, kind in self.kinds.items() if kind.strategy is not None}
         operations = AggregatedOperations(
@@ -245,7 +247,7 @@ class AggregatedServer(GenericAPIServer):
         if not options.secure_serving.tls_cert_file:
             # Valid for the names the test server's aggregator dials (its ExternalName Services) and for loopback.
             options.secure_serving.cert_dir = str(folder / "certificates")
-            hosts = [*SERVING_HOSTS, *filter(None, (service_host(group) for group in groups))]
+            hosts = [*SERVING_HOSTS, *filter(None, (service_host(test_api_server, group) for group in groups))]
             write_self_signed_certificate(
                 folder / "certificates", hosts, cert_name="apiserver.crt", key_name="apiserver.key"
             )
@@ -360,14 +362,12 @@ def _version_info() -> dict[str, Any]:
     }
 
 
-def service_host(group: APIGroupVersion) -> str:
+def service_host(test_api_server: Any, group: APIGroupVersion) -> str:
     """The DNS name the test API server's aggregator dials for ``group``: its ExternalName Service's ("" without an
     aggregator)."""
-    try:
-        from pyop.testing.aggregator import service_name_for
-    except ImportError:
-        return ""
-    return f"{service_name_for(group.group, group.version)}.default.svc"
+    aggregator = getattr(test_api_server, "aggregator", None)
+    host = getattr(aggregator, "service_host", None)
+    return str(host(group.group, group.version)) if callable(host) else ""
 
 
 async def register_with(test_api_server: Any, group: APIGroupVersion, server: AggregatedServer) -> None:

@@ -95,6 +95,10 @@ class Aggregator:
         assert self.identity is not None, "the server is not started"
         return self.identity.ca.certificate
 
+    def service_host(self, group: str, version: str, namespace: str = "default") -> str:
+        """The name `register` makes the server's certificate carry by default: ``<service>.<namespace>.svc``."""
+        return f"{service_name_for(group, version)}.{namespace}.svc"
+
     # --- routing -----------------------------------------------------------------------------------------
 
     def specs(self) -> list[APIServiceSpec]:

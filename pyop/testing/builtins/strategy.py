@@ -24,18 +24,13 @@ from pyop.api.definitions import (
 )
 from pyop.api.status import ApiError
 from pyop.apiserver.registry.resources import ResourceType
+from pyop.apiserver.registry.schema import strict_error_text as strict_error_text  # their home: the schema's
+from pyop.apiserver.registry.schema import unknown_field_warning as unknown_field_warning
 from pyop.apiserver.registry.strategy import DEFAULT_FIELD_VALIDATION as DEFAULT_FIELD_VALIDATION
 from pyop.apiserver.registry.strategy import FIELD_VALIDATION_MODES as FIELD_VALIDATION_MODES
+from pyop.apiserver.registry.strategy import RESTStrategy
 from pyop.testing.builtins import defaulting, generation
 from pyop.testing.builtins.decoding import DecodeError, decoder_for
-
-
-def unknown_field_warning(path: str) -> str:
-    return f'unknown field "{path}"'
-
-
-def strict_error_text(paths: list[str]) -> str:
-    return "strict decoding error: " + ", ".join(unknown_field_warning(path) for path in paths)
 
 
 class BuiltinStrategy:
@@ -47,6 +42,12 @@ class BuiltinStrategy:
         self.version_tuple = (int(major), int(minor))
         self._decoder = decoder_for(self.kubernetes_version)
         self._definitions: dict[tuple[str, str, str], str] = {}
+
+    def strategy_for(self, resource_type: ResourceType) -> RESTStrategy:
+        """The test API server's strategy of ``resource_type`` (`pyop.apiserver.registry.kinds.CompiledKinds`)."""
+        from pyop.testing.builtins.strategies import strategy_for  # strategies imports this module
+
+        return strategy_for(resource_type, self)
 
     def definition(self, resource_type: ResourceType) -> str:
         """The kind's OpenAPI definition name; "" for custom resources and kinds the definitions lack."""
@@ -122,4 +123,3 @@ def _go_zero(definitions: Any, name: str, depth: int = 0) -> dict[str, Any]:
         elif isinstance(prop.get("$ref"), str) and depth < 8:
             zero[field] = _go_zero(definitions, reference_target(prop["$ref"]), depth + 1)
     return zero
-

@@ -17,13 +17,14 @@ from typing import Any
 
 from pyop.api.selectors import labels_match, parse_label_selector, selector_from_label_selector
 from pyop.api.status import StatusCause
-from pyop.api.validation import dns1123_label_problems, label_value_problems, qualified_name_problems
+from pyop.api.validation import dns1123_label_problems
+from pyop.apiserver.registry.object_meta import TOTAL_ANNOTATION_SIZE_LIMIT as TOTAL_ANNOTATION_SIZE_LIMIT
+from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.testing.aggregator.validation import validate_api_service
 
 __all__ = ["validate_object"]
 
-TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 _WORKLOADS = {("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"), ("apps", "DaemonSet")}
 _IMMUTABLE_DATA = {("", "ConfigMap"): ("data", "binaryData"), ("", "Secret"): ("data",)}
 _IMMUTABLE_MESSAGE = "field is immutable when `immutable` is set"
@@ -49,49 +50,7 @@ def validate_object(
 
 
 def _metadata(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
-    labels = metadata.get("labels") or {}
-    if isinstance(labels, Mapping):
-        for key, value in labels.items():
-            for problem in qualified_name_problems(str(key)):
-                yield _invalid("metadata.labels", key, problem)
-            for problem in label_value_problems(str(value)):
-                yield _invalid("metadata.labels", value, problem)
-    annotations = metadata.get("annotations") or {}
-    if isinstance(annotations, Mapping):
-        for key in annotations:
-            for problem in qualified_name_problems(str(key).lower()):
-                yield _invalid("metadata.annotations", key, problem)
-        size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
-        if size > TOTAL_ANNOTATION_SIZE_LIMIT:
-            yield StatusCause(
-                "FieldValueTooLong",
-                f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes",
-                "metadata.annotations",
-            )
-    references = metadata.get("ownerReferences") or []
-    if isinstance(references, list):
-        yield from _owner_references([r for r in references if isinstance(r, Mapping)])
-
-
-def _owner_references(references: list[Mapping[str, Any]]) -> Iterator[StatusCause]:
-    path = "metadata.ownerReferences"
-    controller = ""
-    for reference in references:
-        api_version = str(reference.get("apiVersion") or "")
-        if not api_version.rpartition("/")[2]:
-            yield _invalid(f"{path}.apiVersion", api_version, "version must not be empty")
-        for field in ("kind", "name", "uid"):
-            if not reference.get(field):
-                yield _invalid(f"{path}.{field}", str(reference.get(field) or ""), f"{field} must not be empty")
-        if reference.get("controller") is True:
-            if controller:
-                yield StatusCause(
-                    "FieldValueInvalid",
-                    'Invalid value: "": Only one reference can have Controller set to true. Found "true" in '
-                    f"references for {controller} and {reference.get('name', '')}",
-                    path,
-                )
-            controller = controller or f"{reference.get('kind', '')}/{reference.get('name', '')}"
+    return validate_object_meta(metadata)  # the generic registry's rules (pyop.apiserver.registry.object_meta)
 
 
 # --- kinds -----------------------------------------------------------------------------------------

@@ -16,13 +16,10 @@ from typing import Any
 import aiohttp
 
 from pyop.apiserver.endpoints.wire import dumps
+from pyop.apiserver.registry.calls import CallFailed as CallFailed  # its home: the generic registry catches it
 from pyop.testing.webhooks.config import Webhook
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
-
-
-class CallFailed(Exception):
-    """The webhook could not be called or answered nonsense; the text is kube-apiserver's reason."""
 
 
 class WebhookCaller:

@@ -1,0 +1,76 @@
+"""The metadata rules every kind shares (k8s.io/apimachinery's ValidateObjectMeta, the parts a request can break):
+label keys and values, annotation keys and their total size, owner references (a version, kind, name and uid each;
+one controller at most). The test API server's built-in kinds run them before their own rules, custom resources
+and an aggregated server's kinds with their schema's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pyop.api.status import StatusCause
+from pyop.api.validation import label_value_problems, qualified_name_problems
+
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+
+
+def validate_object_meta(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
+    """Every problem of ``metadata`` these rules find, as Status causes."""
+    yield from _metadata(metadata)
+
+
+def _invalid(path: str, value: Any, detail: str) -> StatusCause:
+    return StatusCause(
+        "FieldValueInvalid", f"Invalid value: {json.dumps(str(value), ensure_ascii=False)}: {detail}", path
+    )
+
+
+def _metadata(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
+    labels = metadata.get("labels") or {}
+    if isinstance(labels, Mapping):
+        for key, value in labels.items():
+            for problem in qualified_name_problems(str(key)):
+                yield _invalid("metadata.labels", key, problem)
+            for problem in label_value_problems(str(value)):
+                yield _invalid("metadata.labels", value, problem)
+    annotations = metadata.get("annotations") or {}
+    if isinstance(annotations, Mapping):
+        for key in annotations:
+            for problem in qualified_name_problems(str(key).lower()):
+                yield _invalid("metadata.annotations", key, problem)
+        size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
+        if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+            yield StatusCause(
+                "FieldValueTooLong",
+                f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes",
+                "metadata.annotations",
+            )
+    references = metadata.get("ownerReferences") or []
+    if isinstance(references, list):
+        yield from _owner_references([r for r in references if isinstance(r, Mapping)])
+
+
+def _owner_references(references: list[Mapping[str, Any]]) -> Iterator[StatusCause]:
+    path = "metadata.ownerReferences"
+    controller = ""
+    for reference in references:
+        api_version = str(reference.get("apiVersion") or "")
+        if not api_version.rpartition("/")[2]:
+            yield _invalid(f"{path}.apiVersion", api_version, "version must not be empty")
+        for field in ("kind", "name", "uid"):
+            if not reference.get(field):
+                yield _invalid(f"{path}.{field}", str(reference.get(field) or ""), f"{field} must not be empty")
+        if reference.get("controller") is True:
+            if controller:
+                yield StatusCause(
+                    "FieldValueInvalid",
+                    'Invalid value: "": Only one reference can have Controller set to true. Found "true" in '
+                    f"references for {controller} and {reference.get('name', '')}",
+                    path,
+                )
+            controller = controller or f"{reference.get('kind', '')}/{reference.get('name', '')}"
+
+
+__all__ = ["TOTAL_ANNOTATION_SIZE_LIMIT", "validate_object_meta"]
