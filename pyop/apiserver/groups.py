@@ -10,12 +10,14 @@ test API server uses for custom resources.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
+from pyop.apiserver.conversion import ConversionDefinitionError, HubConversion, hub_of
 from pyop.apiserver.registry.resources import ResourceType, types_from_crd
 from pyop.apiserver.strategy import Strategy, TypedStrategy
 
@@ -84,7 +86,8 @@ class ServedKind:
 
 
 def crd_for_model(model: type[Any], kubernetes_version: str = PINNED_KUBERNETES_VERSION) -> dict[str, Any]:
-    """The CustomResourceDefinition ``pyop make manifests`` would write for this model (one version)."""
+    """The CustomResourceDefinition ``pyop make manifests`` would write for this model (its one version; a kind's
+    other versions are other models, joined by `served_kinds`)."""
     from pyop_scaffold.manifests.builtin import builtin_schema
     from pyop_scaffold.manifests.crd.assemble import CRDOptions, build_crds
     from pyop_scaffold.manifests.crd.docs import class_docs, package_markers
@@ -115,29 +118,54 @@ def docs_source(model: type[Any]) -> str:
 def served_kinds(
     groups: Sequence[APIGroupVersion], kubernetes_version: str = PINNED_KUBERNETES_VERSION
 ) -> list[ServedKind]:
-    """Every resource of every group version, with its endpoint and strategy; one kind served twice is refused."""
+    """Every resource of every group version, with its endpoint and strategy. A kind served in several versions
+    is stored in its hub's and converts through it (`pyop.apiserver.conversion`); one version served twice, a
+    kind without exactly one hub, a spoke that does not convert, or versions that disagree on scope are refused."""
     served: list[ServedKind] = []
-    seen: dict[str, str] = {}  # storage key -> the version serving it
+    versions: dict[str, list[tuple[Resource, ServedKind]]] = {}  # storage key -> its served versions
     for group in groups:
         for resource in group.resources:
             crd = crd_for_model(resource.model, kubernetes_version)
             (resource_type,) = types_from_crd(crd)
-            other = seen.get(resource_type.storage_key)
-            if other == resource_type.version:
+            others = versions.setdefault(resource_type.storage_key, [])
+            if any(kind.resource_type.version == resource_type.version for _, kind in others):
                 raise ResourceDefinitionError(f"{resource_type.plural}.{group.group_version} is served twice")
-            if other is not None:
-                raise ResourceDefinitionError(
-                    f"{resource_type.plural}.{resource_type.group} is served in {other} and {resource_type.version}: "
-                    "one version per kind (conversion between versions is not supported yet)"
-                )
-            seen[resource_type.storage_key] = resource_type.version
+            for _, other in others:
+                if (other.resource_type.kind, other.resource_type.namespaced) != (
+                    resource_type.kind,
+                    resource_type.namespaced,
+                ):
+                    raise ResourceDefinitionError(
+                        f"{resource_type.plural}.{resource_type.group}: {resource.model.__name__} is not the same "
+                        f"kind as the {other.resource_type.version} model (kind and scope must match across versions)"
+                    )
             adapter = (
                 TypedStrategy(resource.model, resource.strategy, resource_type.kind, resource_type.group)
                 if resource.strategy is not None
                 else None
             )
-            served.append(ServedKind(crd, resource_type, adapter))
-    return served
+            kind = ServedKind(crd, resource_type, adapter)
+            others.append((resource, kind))
+            served.append(kind)
+    converted = {key: _with_conversion(key, members) for key, members in versions.items() if len(members) > 1}
+    return [converted.get(kind.resource_type.storage_key, {}).get(kind.resource_type.version, kind) for kind in served]
+
+
+def _with_conversion(storage_key: str, members: list[tuple[Resource, ServedKind]]) -> dict[str, ServedKind]:
+    """One kind's served versions, by version, stored in its hub's version and converted through it."""
+    try:
+        hub, spokes = hub_of([resource.model for resource, _ in members], storage_key)
+        conversion = HubConversion(hub, spokes)
+    except ConversionDefinitionError as error:
+        raise ResourceDefinitionError(str(error)) from None
+    storage = hub.resource_info.version
+    return {
+        kind.resource_type.version: dataclasses.replace(
+            kind,
+            resource_type=dataclasses.replace(kind.resource_type, storage_version=storage, conversion=conversion),
+        )
+        for _, kind in members
+    }
 
 
 __all__ = ["APIGroupVersion", "Resource", "ResourceDefinitionError", "ServedKind", "crd_for_model", "served_kinds"]

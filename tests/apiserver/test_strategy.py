@@ -94,7 +94,8 @@ class FlunderBeta(Resource_, group_version=GroupVersion("wardle.example.com", "v
     """Flunder again, in another version."""
 
 
-def test_one_version_per_kind() -> None:
+def test_two_versions_of_a_kind_need_a_hub() -> None:
+    """Versions of one kind share their storage: one model must be the hub they convert through (test_versions)."""
     import pytest
 
     from pyop.apiserver import ResourceDefinitionError
@@ -104,7 +105,7 @@ def test_one_version_per_kind() -> None:
         APIGroupVersion("wardle.example.com", "v1alpha1", [Resource(Flunder)]),
         APIGroupVersion("wardle.example.com", "v1beta1", [Resource(FlunderBeta)]),
     ]
-    with pytest.raises(ResourceDefinitionError, match=r"served in v1alpha1 and v1beta1: one version per kind"):
+    with pytest.raises(ResourceDefinitionError, match=r"served in v1alpha1 and v1beta1: exactly one version's model"):
         served_kinds(groups)
 
 
