@@ -220,14 +220,15 @@ async def serve() -> None:
 class Child:
     """The server process and its command channel."""
 
-    def __init__(self, pythonpath: str = "", profile_dir: str = "") -> None:
+    def __init__(self, pythonpath: str = "", profile_dir: str = "", loop: str = "asyncio") -> None:
         """``pythonpath``: import pyop from there (a worktree of another commit: the A/B baseline); ``profile_dir``:
-        cProfile the server during each write kind, one ``<kind>.prof`` file there."""
+        cProfile the server during each write kind, one ``<kind>.prof`` file there; ``loop``: the child's event loop
+        (``uvloop``: as pyop.manager.run runs an operator)."""
         environment = dict(os.environ)
         if pythonpath:
             environment["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, environment.get("PYTHONPATH")]))
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve"],
+            [sys.executable, __file__, "--serve", "--loop", loop],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -424,7 +425,7 @@ async def measure(child: Child, writes: int, concurrency: int, events: int) -> N
             await watch_fan_out(child, session, watchers, events, writes)
 
 
-async def compare(baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str) -> None:
+async def compare(baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str, loop: str) -> None:
     """A/B: `rounds` rounds, each a fresh child from the baseline's pyop and one from this checkout's, in
     alternating order (A B, B A, ...) so that a machine getting busier or quieter weighs on both alike; then per
     write kind the median writes per server CPU second of each, their ratio, and this checkout's p99 and longest GC
@@ -435,7 +436,7 @@ async def compare(baseline: str, rounds: int, writes: int, concurrency: int, pro
     for number in range(rounds):
         order = ["baseline", "this"] if number % 2 == 0 else ["this", "baseline"]
         for side in order:
-            child = Child(baseline if side == "baseline" else "", "" if side == "baseline" else profile_dir)
+            child = Child(baseline if side == "baseline" else "", "" if side == "baseline" else profile_dir, loop)
             try:
                 print(f"--- round {number + 1}, {side} (pyop from {Path(child.pyop).parent.parent})", flush=True)
                 connector = aiohttp.TCPConnector(limit=concurrency + 16)
@@ -443,7 +444,10 @@ async def compare(baseline: str, rounds: int, writes: int, concurrency: int, pro
                     runs[side].append(await http_writes(child, session, writes, concurrency))
             finally:
                 child.stop()
-    print(f"\nwrites per server CPU second, median of {rounds} rounds ({writes} writes each, {concurrency} in flight)")
+    print(
+        f"\nwrites per server CPU second, median of {rounds} rounds ({writes} writes each, {concurrency} in flight, "
+        f"the server on {loop}'s event loop)"
+    )
     print(f"{'write':<14} {'baseline':>9} {'this':>9} {'ratio':>6} {'p99 ms':>7} {'GC max ms':>9}")
     for index, label in enumerate(result.label for result in runs["this"][0]):
         a = statistics.median(run[index].per_cpu_second for run in runs["baseline"])
@@ -466,17 +470,22 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds per side with --baseline")
     parser.add_argument("--profile", default="", help="a folder: cProfile this checkout's server per write kind")
+    parser.add_argument(
+        "--loop", choices=("asyncio", "uvloop"), default="asyncio", help="the server process's event loop"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve())
+        from pyop.manager.loop import run
+
+        run(serve(), use_uvloop=args.loop == "uvloop")  # uvloop: as the manager runs an operator
         return
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
     if args.baseline:
-        asyncio.run(compare(args.baseline, args.rounds, args.writes, args.concurrency, args.profile))
+        asyncio.run(compare(args.baseline, args.rounds, args.writes, args.concurrency, args.profile, args.loop))
         return
-    child = Child(profile_dir=args.profile)
+    child = Child(profile_dir=args.profile, loop=args.loop)
     try:
         asyncio.run(measure(child, args.writes, args.concurrency, args.events))
     finally:

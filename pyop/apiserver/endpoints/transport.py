@@ -40,7 +40,6 @@ from aiohttp.tcp_helpers import tcp_keepalive
 from aiohttp.web_exceptions import HTTPException
 from aiohttp.web_protocol import RequestHandler, RequestPayloadError
 
-_DEFAULTED = frozenset({"content-length", "date", "server", "connection"})
 _SERVER_KEEP_ALIVE = f"Server: {SERVER_SOFTWARE}\r\n\r\n"
 _SERVER_CLOSE = f"Server: {SERVER_SOFTWARE}\r\nConnection: close\r\n\r\n"
 _LARGE = 16384  # bodies at least this long are written after the head, not copied into it
@@ -54,7 +53,8 @@ class LeanConnection(BaseProtocol):
         parser = HttpRequestParser(
             self, loop, 2**16, max_line_size=8190, max_field_size=8190, payload_exception=RequestPayloadError
         )
-        super().__init__(loop, parser)
+        super().__init__(loop)
+        self._parser = parser  # BaseProtocol's flow control pauses it (an argument of its own since aiohttp 3.10)
         self._server = server
         self._queue: collections.deque[tuple[RawRequestMessage, StreamReader]] = collections.deque()
         self._task: asyncio.Task[None] | None = None  # the request being answered
@@ -110,7 +110,7 @@ class LeanConnection(BaseProtocol):
 
     def resume_reading(self, resume_parser: bool = True) -> None:
         """A request body's reader calls this after every read: only a paused connection has anything to do."""
-        if self._reading_paused or self._buffer_paused:
+        if self._reading_paused or getattr(self, "_buffer_paused", False):
             super().resume_reading(resume_parser)
 
     def data_received(self, data: bytes) -> None:
@@ -253,35 +253,39 @@ class LeanConnection(BaseProtocol):
 
 def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
     """The status line and headers aiohttp would send for ``resp``, or None when aiohttp must send it itself."""
+    headers = resp.headers
     if (
-        resp.prepared
+        resp._payload_writer is not None  # noqa: SLF001 - prepared by the handler
+        or resp._eof_sent  # noqa: SLF001
         or resp._compression  # noqa: SLF001
         or resp._chunked  # noqa: SLF001
         or resp._cookies  # noqa: SLF001
         or resp._compressed_body is not None  # noqa: SLF001
         or type(resp._body) is not bytes  # noqa: SLF001
-        or request.version != HttpVersion11
-        or request.method == "HEAD"
-        or resp.status < 200
-        or resp.status in (204, 304)
+        or request._version != HttpVersion11  # noqa: SLF001
+        or request._method == "HEAD"  # noqa: SLF001
+        or resp._status < 200  # noqa: SLF001
+        or resp._status in (204, 304)  # noqa: SLF001
+        or "Content-Type" not in headers  # else aiohttp's octet-stream default
+        or "Content-Length" in headers  # set by the handler: aiohttp's own rules apply
+        or "Date" in headers
+        or "Server" in headers
+        or "Connection" in headers
     ):
         return None
+    lines = [f"{name}: {value}\r\n" for name, value in headers.items()]
+    block = "".join(lines)
+    if block.count("\r") != len(lines) or block.count("\n") != len(lines):
+        return None  # a CR or LF in a header: aiohttp refuses it (ValueError), let it
     keep_alive = resp._keep_alive  # noqa: SLF001
     if keep_alive is None:
-        keep_alive = request.keep_alive
-    lines = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n"]
-    present = set()
-    for name, value in resp.headers.items():
-        if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
-            return None  # aiohttp refuses it (ValueError): let it
-        lines.append(f"{name}: {value}\r\n")
-        present.add(name.lower())
-    if not present.isdisjoint(_DEFAULTED) or "content-type" not in present:
-        return None  # set by the handler, or the octet-stream default: aiohttp's own rules apply
+        keep_alive = not request._message.should_close  # noqa: SLF001 - BaseRequest.keep_alive
     resp._keep_alive = keep_alive  # noqa: SLF001 - what `keep_alive` reads next
-    lines.append(f"Content-Length: {len(resp._body)}\r\nDate: {rfc822_formatted_time()}\r\n")  # noqa: SLF001
-    lines.append(_SERVER_KEEP_ALIVE if keep_alive else _SERVER_CLOSE)
-    return "".join(lines).encode("utf-8")
+    return (
+        f"HTTP/1.1 {resp._status} {resp._reason}\r\n{block}"  # noqa: SLF001
+        f"Content-Length: {len(resp._body)}\r\nDate: {rfc822_formatted_time()}\r\n"  # noqa: SLF001
+        f"{_SERVER_KEEP_ALIVE if keep_alive else _SERVER_CLOSE}"
+    ).encode()
 
 
 class LeanServer(web.Server):
