@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyop_scaffold.commands import apiserver_config, project_files
+from pyop_scaffold.commands import apiserver_config, apiserver_versions, project_files
 from pyop_scaffold.commands.create_webhook import PROJECT_LINE_LENGTH
 from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE
@@ -72,7 +72,6 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
     for kind in kinds:
         check_not_crd(project, group, version, kind)
         _check_kind_unique(project, group, kind)
-        _check_one_version(project, group, version, kind)
 
     from pyop.api.naming import default_plural
 
@@ -81,6 +80,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
     new_kinds: list[str] = []
     for kind in kinds:
         layout = APIServerLayout(project, group, version, kind, default_plural(kind))
+        served = apiserver_versions.served_versions(project, group, kind)  # another version: a spoke of its hub
         existing = project.find(group, version, kind)
         if existing is not None and existing.apiserver is not None and not options.force:
             notes.append(f"{group}/{version}, Kind={kind} is already served: kept its files (--force rewrites them)")
@@ -88,6 +88,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
         rendered = render_template("apiserver", _context(root, project, layout, options.namespaced))
         _plan_package(changes, layout, rendered)
         _plan_kind(changes, root, project, layout, rendered, options.namespaced)
+        notes += apiserver_versions.plan_spoke(changes, project, layout, served)
         _record(project, layout, options.namespaced)
         new_kinds.append(kind)
     if new_kinds:
@@ -177,18 +178,6 @@ def _check_kind_unique(project: Project, group: str, kind: str) -> None:
             raise UsageError(
                 f"invalid kind {kind!r}: kind {group}/{other.kind} has the same singular name {kind.lower()!r}, "
                 "which names its sample and roles; choose another name"
-            )
-
-
-def _check_one_version(project: Project, group: str, version: str, kind: str) -> None:
-    """pyop.apiserver serves a kind in one version: its versions would share one storage (as a CRD's do) and need
-    conversion between their models, which it does not do; the second would silently go unserved."""
-    for sibling in project.kinds_of(group, kind):
-        if sibling.apiserver is not None and sibling.version != version:
-            raise UsageError(
-                f"invalid version {version!r}: the aggregated server serves {group}/{kind} in {sibling.version} "
-                "already, and pyop.apiserver serves a kind in one version (no conversion between versions yet); "
-                "choose another kind for this version"
             )
 
 

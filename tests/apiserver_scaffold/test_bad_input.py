@@ -74,12 +74,6 @@ CASES = [
         "invalid kind 'Captain': crew/v1, Kind=Captain is a CRD of this project",
     ),
     (
-        "kind-in-a-second-version",
-        "flunder",
-        _args("wardle", "v1beta1"),
-        "invalid version 'v1beta1': the aggregated server serves wardle/Flunder in v1alpha1 already",
-    ),
-    (
         "no-default-kustomization",
         "no-default",
         _args(),
