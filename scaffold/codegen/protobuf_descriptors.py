@@ -344,6 +344,8 @@ def _row(message: MessageDescriptor, definitions: _Definitions, map_entries: set
     for item in sorted(message.fields, key=lambda f: f.number):
         flags = 0
         name = item.name if message.map_entry else _json_name(item.name, properties)
+        if name not in properties and item.json_name in properties:
+            name = item.json_name  # a Go json tag no proto name folds to (`$ref`, `x-kubernetes-list-type`)
         if item.label == _LABEL_REPEATED:
             flags |= REPEATED
             if item.type_name in map_entries:

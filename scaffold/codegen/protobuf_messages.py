@@ -24,6 +24,7 @@ class FieldDescriptor:
     type_name: str  # full name without the leading dot; "" for scalars
     nullable: bool  # gogoproto.nullable (default true: a Go pointer)
     customname: str  # gogoproto.customname: the Go field name when it differs from the proto name
+    json_name: str = ""  # the Go field's `json:` name, when the source is Go struct tags
 
 
 @dataclass

@@ -11,6 +11,8 @@ for maps). go-to-protobuf's mapping, which this module applies to the struct typ
   repeated map-entry message `<Message>.<FieldName>Entry` (`key = 1`, `value = 2`), a slice a repeated field,
   except a named slice tagged `opt` (`Verbs Verbs`), the message `{repeated items = 1}`; int32 is int32, string
   string, a struct that message, `[]byte` bytes (the wire type only picks zigzag encodings);
+- the JSON name is the `json:` tag's (JSONSchemaProps' `ref` is `$ref`, `xKubernetesListType`
+  `x-kubernetes-list-type`), used where the OpenAPI definitions do not name the proto name;
 - gogoproto.nullable is whether the Go field can be nil (a pointer, slice or map; for a repeated message, whether
   its elements are pointers), and customname is the Go name.
 Structs with fields but no protobuf tags marshal themselves (metav1.Time and MicroTime, resource.Quantity): their
@@ -46,12 +48,11 @@ from pyop_scaffold.codegen.protobuf_messages import (
     MessageDescriptor,
 )
 
-# The Go packages whose types are Kubernetes API messages. Not apiextensions-apiserver's (Helm links them): the
-# codec does not model the JSON of their self-marshalling wrappers (JSON, JSONSchemaPropsOrArray, ...OrBool,
-# ...OrStringArray), so CustomResourceDefinitions stay without a message rather than be decoded wrongly.
+# The Go packages whose types are Kubernetes API messages (apiextensions-apiserver's: CustomResourceDefinition).
 API_PACKAGES: Final = (
     "k8s.io/api/",
     "k8s.io/apimachinery/pkg/",
+    "k8s.io/apiextensions-apiserver/pkg/apis/",
     "k8s.io/kube-aggregator/pkg/apis/",
     "k8s.io/metrics/pkg/apis/",
 )
@@ -131,7 +132,7 @@ class _Builder:
             return (TYPE_DOUBLE if go_type.kind == go.FLOAT64 else TYPE_FLOAT), ""
         raise StructTagError(f"{where}: a {wire} field of Go kind {go_type.kind} ({go_type.full_name or 'unnamed'})")
 
-    def field(self, message: str, item: go.GoField, tag: str) -> FieldDescriptor:
+    def _field(self, message: str, item: go.GoField, tag: str) -> FieldDescriptor:
         wire, number, label, name = _tag(tag, item.name)
         where = f"{message}.{item.name}"
         go_type = item.type
@@ -147,6 +148,13 @@ class _Builder:
             return FieldDescriptor(name, number, LABEL_REPEATED, proto_type, type_name, nullable, item.name)
         proto_type, type_name = self.scalar_or_message(wire, go_type, where)
         return FieldDescriptor(name, number, LABEL_OPTIONAL, proto_type, type_name, go_type.kind in _NILABLE, item.name)
+
+    def field(self, message: str, item: go.GoField, tag: str) -> FieldDescriptor:
+        described = self._field(message, item, tag)
+        json_name = (item.tag_value("json") or "").split(",", 1)[0]
+        if json_name and json_name != "-":
+            described.json_name = json_name
+        return described
 
     def map_entry(self, entry: str, item: go.GoField, key: go.GoType, value: go.GoType) -> None:
         fields = []

@@ -371,6 +371,63 @@ SAMPLES_1_35: list[dict[str, Any]] = [
 ]
 
 
+# apiextensions.k8s.io/v1 (Helm links its types): a schema with every self-marshalling wrapper (JSON values,
+# items, additionalProperties as a bool and as a schema, dependencies as a string list and as a schema).
+CRD_SAMPLE: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com",
+        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "x-kubernetes-preserve-unknown-fields": False,
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "required": ["size"],
+                                "x-kubernetes-validations": [{"rule": "self.size > 0", "message": "positive"}],
+                                "properties": {
+                                    "size": {"type": "integer", "default": 3, "minimum": 1, "maximum": 10.5},
+                                    "mode": {"type": "string", "enum": ["a", "b", None], "nullable": True},
+                                    "tags": {
+                                        "type": "array",
+                                        "items": {"type": "string", "maxLength": 63},
+                                        "x-kubernetes-list-type": "set",
+                                    },
+                                    "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                                    "free": {"type": "object", "additionalProperties": True},
+                                    "closed": {"type": "object", "additionalProperties": False},
+                                    "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+                                    "config": {
+                                        "type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": True,
+                                        "default": {"k": ["v", 1, True, None]},
+                                    },
+                                },
+                                "dependencies": {"mode": ["tags"], "labels": {"required": ["free"]}},
+                            },
+                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                        },
+                    }
+                },
+            }
+        ],
+        "conversion": {"strategy": "None"},
+    },
+}
+
+
 def assert_contains(big: Any, small: Any, path: str = "") -> None:
     """Every value of `small` is in `big` at the same place (None in `small`: JSON null, which Go drops)."""
     if isinstance(small, dict):

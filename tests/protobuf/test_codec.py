@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from protobuf.samples import SAMPLES, SAMPLES_1_35, assert_contains
+from protobuf.samples import CRD_SAMPLE, SAMPLES, SAMPLES_1_35, assert_contains
 from pyop.apiserver.endpoints.protobuf import (
     ProtobufDecodeError,
     UnsupportedKindError,
@@ -25,7 +25,7 @@ CORE: Any = "k8s.io.api.core.v1."
 META: Any = "k8s.io.apimachinery.pkg.apis.meta.v1."
 
 
-@pytest.mark.parametrize("sample", SAMPLES + SAMPLES_1_35, ids=lambda sample: str(sample["kind"]))
+@pytest.mark.parametrize("sample", [*SAMPLES, *SAMPLES_1_35, CRD_SAMPLE], ids=lambda sample: str(sample["kind"]))
 def test_every_value_survives_a_round_trip(sample: dict[str, Any]) -> None:
     encoded = encode_object(sample)
     decoded = decode_object(encoded)
@@ -162,3 +162,22 @@ def test_samples_are_not_modified() -> None:
     for sample in SAMPLES:
         encode_object(sample)
     assert before == SAMPLES
+
+
+def test_crd_schemas_keep_the_json_of_apiextensions_wrappers() -> None:
+    """JSON values stay JSON (a number, an object, null in an enum), JSONSchemaPropsOr* keep whichever of schema,
+    list or bool was sent, and `$ref`/`x-kubernetes-*` keep their JSON names."""
+    decoded = decode_object(encode_object(CRD_SAMPLE))
+    spec = decoded["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    properties = spec["properties"]
+    assert properties["size"]["default"] == 3 and properties["size"]["maximum"] == 10.5
+    assert properties["mode"]["enum"] == ["a", "b", None]
+    assert properties["tags"]["items"] == {"type": "string", "maxLength": 63}
+    assert properties["pair"]["items"] == [{"type": "string"}, {"type": "integer"}]
+    assert properties["labels"]["additionalProperties"] == {"type": "string"}
+    assert (properties["free"]["additionalProperties"], properties["closed"]["additionalProperties"]) == (True, False)
+    assert properties["config"]["default"] == {"k": ["v", 1, True, None]}
+    assert spec["dependencies"] == {"mode": ["tags"], "labels": {"required": ["free"]}}
+    assert spec["x-kubernetes-validations"] == [{"rule": "self.size > 0", "message": "positive"}]
+    ref = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
+    assert decode_message(ref, encode_message(ref, {"$ref": "#/d"})) == {"$ref": "#/d"}

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from typing import Any
 
 import aiohttp
 from testing_server.helpers import CM, GUARD, Api, configmap
 
-from protobuf.samples import SAMPLES_1_35, assert_contains
+from protobuf.samples import CRD_SAMPLE, SAMPLES_1_35, assert_contains
 from pyop.apiserver.endpoints.protobuf import decode_object, decode_watch_event, encode_object
 from pyop.apiserver.endpoints.protobuf.envelope import wrap
 from pyop.apiserver.endpoints.protobuf.negotiation import wants_protobuf
@@ -209,3 +210,25 @@ async def test_an_object_with_a_field_newer_than_its_message_is_406_not_sent_wit
         [(event_type, error)] = await _frames(response, 1)  # an ERROR event, not the Pod without the field
         assert (event_type, error["code"], error["reason"]) == ("ERROR", 406, "NotAcceptable")
         assert error["message"].startswith("Pod.spec.schedulingGroup has no protobuf field")
+
+
+async def test_a_crd_created_in_protobuf_serves_its_custom_resources(api: Api) -> None:
+    """apiextensions.k8s.io/v1 has protobuf (Helm's client-go 1.35 links its types): the schema's JSON values and
+    JSONSchemaPropsOr* wrappers arrive as sent, and the CRD's custom resources are validated and defaulted by it."""
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    status, _type, answer = await _send(api, "POST", crds, encode_object(CRD_SAMPLE), accept=PROTOBUF)
+    assert status == 422, answer  # kube's structural-schema rules, read from the protobuf body
+    assert "dependencies: Forbidden: dependencies is not supported" in decode_object(answer)["message"]
+    crd = copy.deepcopy(CRD_SAMPLE)
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    del schema["x-kubernetes-preserve-unknown-fields"], schema["properties"]["spec"]["dependencies"]
+    del schema["properties"]["spec"]["properties"]["pair"]
+    status, _type, answer = await _send(api, "POST", crds, encode_object(crd), accept=PROTOBUF)
+    assert status == 201, decode_object(answer)["message"]
+    assert_contains(decode_object(answer), crd)
+    widgets = "/apis/example.com/v1/namespaces/default/widgets"
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"tags": ["a"]}}
+    created = await api.create_ok(widgets, widget)
+    assert created["spec"]["size"] == 3  # the schema's default, a JSON value that came in protobuf
+    status, invalid = await api.post(widgets, {**widget, "metadata": {"name": "x"}, "spec": {"size": 11}})
+    assert status == 422, invalid  # maximum 10.5

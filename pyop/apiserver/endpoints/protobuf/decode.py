@@ -7,7 +7,8 @@ JSON; the test server works on JSON objects, so a body is turned into exactly th
 - value structs are always on the wire and always in the JSON (`resources: {}`); an empty metav1.Time is Go's
   zero time, JSON `null` (`creationTimestamp: null`);
 - maps and repeated fields are objects and lists; bytes are base64; inline embedded structs are merged;
-- Time, MicroTime, Duration, Quantity, IntOrString, RawExtension and FieldsV1 take their own JSON forms.
+- Time, MicroTime, Duration, Quantity, IntOrString, RawExtension and FieldsV1 take their own JSON forms, and so
+  do apiextensions' JSON and JSONSchemaPropsOr{Array,Bool,StringArray} (CustomResourceDefinition schemas).
 Unknown field numbers are skipped, as Go's generated Unmarshal does.
 """
 
@@ -31,11 +32,15 @@ from pyop.apiserver.endpoints.protobuf.schema import (
     INT32,
     INT64,
     INT_OR_STRING,
+    JSON_VALUE,
     LIST_WRAPPER,
     MESSAGE,
     MICRO_TIME,
     QUANTITY,
     RAW_EXTENSION,
+    SCHEMA_OR_ARRAY,
+    SCHEMA_OR_BOOL,
+    SCHEMA_OR_STRINGS,
     SFIXED32,
     SFIXED64,
     SINT32,
@@ -157,10 +162,15 @@ def _scalar(item: FieldSpec, raw: int) -> Any:
     if kind == SFIXED32:
         return signed32(raw)
     if kind == DOUBLE:
-        return double(raw)
+        return _go_float(double(raw))
     if kind == FLOAT:
-        return float32(raw)
+        return _go_float(float32(raw))
     raise WireError(f"field {item.name}: unsupported type {kind}")
+
+
+def _go_float(value: float) -> float | int:
+    """Go's encoding/json writes a whole float64 below 1e21 without a fraction (`minimum: 1`, not `1.0`)."""
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
 
 
 def _packed(item: FieldSpec, raw: bytes) -> list[Any]:
@@ -236,7 +246,35 @@ def _special(spec: MessageSpec, data: bytes) -> Any:
     if name == LIST_WRAPPER:
         item = spec.fields[0]
         return [_value(item, wire_type, raw) for number, wire_type, raw in iter_fields(data) if number == item.number]
+    if name == JSON_VALUE:
+        raw = fields.get(1)
+        return None if raw is None else _embedded_json(_bytes(raw))
+    if name in (SCHEMA_OR_ARRAY, SCHEMA_OR_BOOL, SCHEMA_OR_STRINGS):
+        return _schema_or(spec, data)
     raise WireError(f"no decoder for {name}")
+
+
+def _schema_or(spec: MessageSpec, data: bytes) -> Any:
+    """JSONSchemaPropsOrBool: the schema if set, else `allows`; ...OrArray and ...OrStringArray: the list if it
+    has items, else the schema (or null) - their Go MarshalJSON."""
+    with_bool = spec.special == SCHEMA_OR_BOOL
+    schema_number = 2 if with_bool else 1
+    schema: Any = None
+    allows = False
+    rest: list[Any] = []
+    for number, wire_type, raw in iter_fields(data):
+        item = spec.by_number.get(number)
+        if item is None:
+            continue
+        if number == schema_number:
+            schema = _value(item, wire_type, raw)
+        elif with_bool:
+            allows = bool(raw)
+        else:
+            rest.append(_value(item, wire_type, raw))
+    if with_bool:
+        return schema if schema is not None else allows
+    return rest or schema
 
 
 def _embedded_json(raw: bytes) -> Any:

@@ -30,11 +30,15 @@ from pyop.apiserver.endpoints.protobuf.schema import (
     INT32,
     INT64,
     INT_OR_STRING,
+    JSON_VALUE,
     LIST_WRAPPER,
     MESSAGE,
     MICRO_TIME,
     QUANTITY,
     RAW_EXTENSION,
+    SCHEMA_OR_ARRAY,
+    SCHEMA_OR_BOOL,
+    SCHEMA_OR_STRINGS,
     SFIXED32,
     SFIXED64,
     SINT32,
@@ -74,7 +78,6 @@ class ProtobufFieldGapError(ProtobufEncodeError):
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} has no protobuf field here")
         self.path = path
-
 
 
 def encode_message(name: str, obj: Any) -> bytes:
@@ -269,4 +272,17 @@ def _special(spec: MessageSpec, value: Any, where: str) -> bytes:
             raise ProtobufEncodeError(f"{where}: expected a list, got {type(value).__name__}")
         item = spec.fields[0]
         return b"".join(_field(item, element, f"{where}[{index}]") for index, element in enumerate(value))
+    if name == JSON_VALUE:
+        return b"" if value is None else length_delimited(1, json_wire.dumps(value))
+    if name == SCHEMA_OR_BOOL:  # Allows (a Go value: always written), then the schema when there is one
+        if value is None or isinstance(value, bool):
+            return tag(1, VARINT) + (b"\x01" if value else b"\x00")
+        return tag(1, VARINT) + b"\x01" + _field(spec.by_number[2], value, where)
+    if name in (SCHEMA_OR_ARRAY, SCHEMA_OR_STRINGS):  # the schema (1) or the list (2)
+        if value is None:
+            return b""
+        if isinstance(value, list):
+            item = spec.by_number[2]
+            return b"".join(_field(item, element, f"{where}[{index}]") for index, element in enumerate(value))
+        return _field(spec.by_number[1], value, where)
     raise ProtobufEncodeError(f"{where}: no encoder for {name}")

@@ -17,7 +17,7 @@ from pyop.apiserver.endpoints.protobuf.wire import MAGIC, WireError, frame, iter
 
 
 class UnsupportedKindError(LookupError):
-    """A kind with no protobuf message here (custom resources, kinds kubectl's Kubernetes version lacks)."""
+    """A kind with no protobuf message here (custom resources, kinds newer than the table's sources)."""
 
     def __init__(self, api_version: str, kind: str) -> None:
         super().__init__(f"no protobuf message for {kind or '<no kind>'} in {api_version or '<no apiVersion>'}")

@@ -29,6 +29,19 @@ UNKNOWN: Final = "k8s.io.apimachinery.pkg.runtime.Unknown"
 WATCH_EVENT: Final = _META + "WatchEvent"
 # Messages whose Go type marshals its own JSON: a string, a number-or-string or embedded raw JSON, not an object.
 SPECIAL: Final = frozenset({TIME, MICRO_TIME, DURATION, FIELDS_V1, QUANTITY, INT_OR_STRING, RAW_EXTENSION})
+# apiextensions' self-marshalling wrappers (CustomResourceDefinition schemas): `JSON` is raw JSON bytes, the
+# `JSONSchemaPropsOr*` are a schema or an array / a bool / a string list, whichever is set.
+JSON_VALUE, SCHEMA_OR_ARRAY, SCHEMA_OR_BOOL, SCHEMA_OR_STRINGS = "json", "schema|array", "schema|bool", "schema|strings"
+_APIEXTENSIONS: Final = (
+    "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.",
+    "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1beta1.",
+)
+_WRAPPERS: Final = {
+    "JSON": JSON_VALUE,
+    "JSONSchemaPropsOrArray": SCHEMA_OR_ARRAY,
+    "JSONSchemaPropsOrBool": SCHEMA_OR_BOOL,
+    "JSONSchemaPropsOrStringArray": SCHEMA_OR_STRINGS,
+}
 _TYPE_META: Final = frozenset({"apiVersion", "kind"})  # in the envelope of an object, not its message
 LIST_WRAPPER: Final = "list"
 """A named Go slice (`type Verbs []string`, authentication's ExtraValue): the message `{repeated items = 1}`,
@@ -57,7 +70,7 @@ class MessageSpec:
     name: str
     fields: tuple[FieldSpec, ...]
     by_number: dict[int, FieldSpec] = field(default_factory=dict)
-    special: str = ""  # one of SPECIAL or LIST_WRAPPER; "" for a plain object
+    special: str = ""  # one of SPECIAL, LIST_WRAPPER or apiextensions' wrappers; "" for a plain object
     json_names: frozenset[str] = frozenset()  # its JSON fields, inline children's and apiVersion/kind included
 
 
@@ -68,7 +81,7 @@ def _table() -> ModuleType:
 
 
 class UnknownMessageError(KeyError):
-    """The table has no such message (a type kubectl's Kubernetes version does not have)."""
+    """The table has no such message (a type newer than the table's sources)."""
 
 
 @functools.cache
@@ -92,6 +105,8 @@ def message_spec(name: str) -> MessageSpec:
         for number, json_name, proto_type, flags, type_name in rows
     )
     special = name if name in SPECIAL else ""
+    if name.startswith(_APIEXTENSIONS):
+        special = _WRAPPERS.get(name.rsplit(".", 1)[-1], "")
     if (
         not special
         and len(fields) == 1
@@ -117,7 +132,7 @@ def _kinds() -> dict[tuple[str, str], str]:
 def message_for_kind(api_version: str, kind: str) -> str | None:
     """The message of a built-in kind (`apps/v1`, `Deployment`), meta.k8s.io/v1's kinds (Status, WatchEvent,
     DeleteOptions, ...) under any group version; None for kinds the table does not know (custom resources,
-    apiextensions and apiregistration, which kubectl does not link, and kinds newer than kubectl)."""
+    apiregistration, which neither source binary links, and kinds newer than the newest source)."""
     found = _kinds().get((api_version, kind))
     if found is not None:
         return found
