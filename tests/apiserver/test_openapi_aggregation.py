@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 import pytest_asyncio
+from aggregator.helpers import wait_for_condition
 from testing_server.helpers import connector
 
 from apiserver.helpers import kubectl
@@ -111,3 +112,15 @@ async def test_kubectl_apply_strict_refuses_an_unknown_field_and_applies_a_known
     applied = await kubectl(kubectl_binary, core.kubeconfig_path, tmp_path, "apply", "-f", "-", stdin=known)
     assert applied.returncode == 0, applied.stderr
     assert "flunder.wardle.example.com/strict created" in applied.stdout
+
+
+async def test_a_server_that_stops_answering_leaves_the_merged_documents(
+    aggregated: AggregatedServer, core: TestAPIServer
+) -> None:
+    assert any(path.startswith("/apis/wardle.example.com/") for path in (await get_json(core, "/openapi/v2"))["paths"])
+    await aggregated.stop()
+    await wait_for_condition(core, "v1alpha1.wardle.example.com", "False", "FailedDiscoveryCheck")
+    merged = await get_json(core, "/openapi/v2")
+    assert not any(path.startswith("/apis/wardle.example.com/") for path in merged["paths"])
+    assert FLUNDER not in merged["definitions"]
+    assert "apis/wardle.example.com/v1alpha1" not in (await get_json(core, "/openapi/v3"))["paths"]
