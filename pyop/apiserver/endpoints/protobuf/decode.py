@@ -76,6 +76,11 @@ class ProtobufDecodeError(ValueError):
     """The bytes do not decode as the message (the message says where)."""
 
 
+unknown_numbers_seen = 0
+"""How many unknown field numbers decoding has skipped so far: a hint the HTTP edge compares before and after a
+body (`unknown.unknown_fields` then says which), so bodies without any pay no second pass."""
+
+
 def decode_message(name: str, data: bytes) -> Any:
     """The JSON value of message `name` encoded in `data` (an object for plain messages)."""
     try:
@@ -92,6 +97,8 @@ def _message(spec: MessageSpec, data: bytes) -> Any:
     for number, wire_type, raw in iter_fields(data):
         item = spec.by_number.get(number)
         if item is None:
+            global unknown_numbers_seen
+            unknown_numbers_seen += 1
             continue
         if item.is_map:
             key, value = _map_entry(item, raw)

@@ -6,7 +6,8 @@ protobuf lists JSON too: client-go's `application/vnd.kubernetes.protobuf, appli
 for protobuf only gets protobuf (objects, lists and Status errors). A kind with no message here (a custom
 resource, or a built-in kind newer than the table's sources) is answered as kube-apiserver answers for a type
 without protobuf marshalling, with its errNotMarshalable: a 406 NotAcceptable response, a 400 body (custom
-resources: 415 first); an object with a field its message lacks is a 406 too, not an object sent without it.
+resources: 415 first); an object with a field its message lacks is a 406 too, not an object sent without it, and
+a body with a field number its message lacks (a newer client's field) a 415, not a body stored without it.
 Watches follow the same rule with `;stream=watch` frames.
 """
 
@@ -18,6 +19,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from pyop.api.status import ApiError, bad_request
+from pyop.apiserver.endpoints.protobuf import decode
 from pyop.apiserver.endpoints.protobuf.decode import ProtobufDecodeError
 from pyop.apiserver.endpoints.protobuf.encode import ProtobufEncodeError, ProtobufFieldGapError
 from pyop.apiserver.endpoints.protobuf.envelope import (
@@ -26,7 +28,10 @@ from pyop.apiserver.endpoints.protobuf.envelope import (
     encode_object,
     encode_watch_event,
     supports,
+    unwrap,
 )
+from pyop.apiserver.endpoints.protobuf.schema import message_for_kind, newest_source
+from pyop.apiserver.endpoints.protobuf.unknown import unknown_fields
 
 PROTOBUF_TYPE: Final = "application/vnd.kubernetes.protobuf"
 WATCH_STREAM_TYPE: Final = PROTOBUF_TYPE + ";stream=watch"
@@ -40,8 +45,9 @@ def decode_body(raw: bytes, *, custom: bool, accepted: tuple[str, ...]) -> Any:
         raise unsupported_media_type(accepted)
     if not raw:
         return None
+    skipped = decode.unknown_numbers_seen
     try:
-        return decode_object(raw)
+        decoded = decode_object(raw)
     except UnsupportedKindError as error:
         # kube-apiserver's protobuf decoder on a type without protobuf marshalling (errNotMarshalable), through
         # the create/update handlers' transformDecodeError: a 400 naming the body's kind and version.
@@ -52,6 +58,19 @@ def decode_body(raw: bytes, *, custom: bool, accepted: tuple[str, ...]) -> Any:
         ) from None
     except ProtobufDecodeError as error:
         raise bad_request(f"the body of the request is not a valid protobuf object: {error}") from None
+    if decode.unknown_numbers_seen == skipped:
+        return decoded
+    api_version, kind, message_bytes = unwrap(raw)
+    message = message_for_kind(api_version, kind)
+    newer = unknown_fields(message, message_bytes) if message else []
+    if newer:  # fields of a Kubernetes newer than the table: refused, not dropped as Go would drop them
+        raise ApiError(
+            415,
+            f"the body of the request has protobuf fields this server's table (Kubernetes {newest_source()}) "
+            f"does not have: {'; '.join(newer[:3])} - send it as application/json",
+            reason="UnsupportedMediaType",
+        )
+    return decoded
 
 
 def not_marshalable(api_version: str, kind: str) -> str:

@@ -140,6 +140,11 @@ def message_for_kind(api_version: str, kind: str) -> str | None:
     return meta if kind and meta in _table().MESSAGES else None
 
 
+def newest_source() -> str:
+    """The Kubernetes version of the table's newest source binary (`v1.35.1`): messages stop there."""
+    return str(_table().SOURCES[0][1])
+
+
 def enum_name(type_name: str, number: int) -> str | int:
     return _table().ENUMS.get(type_name, {}).get(number, number)
 
