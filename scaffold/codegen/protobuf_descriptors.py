@@ -1,22 +1,29 @@
 """Generate `pyop/apiserver/endpoints/protobuf/_descriptors.py`: the protobuf schema of every built-in message.
 
-    python -m pyop_scaffold.codegen.protobuf_descriptors [--check] [--kubectl PATH] \\
+    python -m pyop_scaffold.codegen.protobuf_descriptors [--check] [--binary PATH ...] \\
         pyop/apiserver/endpoints/protobuf/_descriptors.py
 
 kubectl's typed `create` commands, Helm and every client-go program configured for protobuf send built-in objects
 in Kubernetes' protobuf encoding. The maintained source of that encoding is k8s.io/api's and k8s.io/apimachinery's
-generated.proto files; their compiled FileDescriptorProtos are linked into every Go binary that uses client-go, as
-gzip streams (gogo/protobuf's `fileDescriptor_<hash>` variables). kubectl is installed wherever pyop's kubectl tests
-run, so the descriptors are read from it: each stream starts with field 1 (the file's name,
-`k8s.io/api/<group>/<version>/generated.proto`), and is decoded with the field numbers of
-google/protobuf/descriptor.proto by pyop's own wire reader (no protobuf dependency).
+generated.proto files, and every Go binary that links client-go carries it. Up to Kubernetes 1.32 their compiled
+FileDescriptorProtos are linked in as gzip streams (gogo/protobuf's `fileDescriptor_<hash>` variables): each
+starts with field 1 (the file's name, `k8s.io/api/<group>/<version>/generated.proto`) and is decoded with the
+field numbers of google/protobuf/descriptor.proto by pyop's own wire reader (no protobuf dependency). From 1.33
+on there are none, and the same messages are rebuilt from the Go types' `protobuf:` struct tags
+(protobuf_struct_tags, over go_binary_types' reading of the binary's reflect metadata).
+
+The binaries (`--binary`, repeatable; default: kubectl on PATH and helm from $PYOP_HELM or PATH, both installed
+where pyop's tests run) are ordered by the Kubernetes version of the client-go they link (build info's
+`k8s.io/api`, else `version --client`), and each message is taken from the newest that has it; the module records
+the sources and which files each contributed to. Same binaries and bundled definitions: the same bytes.
 
 What a message table needs beyond the .proto text, and where it comes from:
 - gogoproto's `nullable=false` (FieldOptions extension 65001): a Go value, not a pointer. Go writes a value field
   even when it is zero and its JSON keeps a zero value only for pointers (or fields without omitempty).
 - the JSON name: k8s's proto field names are its JSON names except a few historical protobuf tags (`uID`,
   `aPIGroup`, admissionregistration's `Expression`, `Webhooks`); the OpenAPI definitions (pyop.api.definitions,
-  bundled) give the JSON property a proto name matches case-insensitively.
+  bundled) give the JSON property a proto name matches case-insensitively; from struct tags, the `json:` name
+  where none does (`$ref`, `x-kubernetes-list-type`).
 - inline embedding (`json:",inline"`, e.g. Probe's `handler` ProbeHandler, Volume's `volumeSource`): a value field
   whose Go name is its type's name and whose name is no property of the message's definition.
 - fields JSON always writes (no omitempty): the definition's `required` list.
@@ -75,7 +82,7 @@ _HEADER: Final = (
 
 
 class DescriptorSourceError(RuntimeError):
-    """No kubectl binary to read descriptors from, or one that embeds none."""
+    """No binary to read, or one that holds neither descriptors nor Go API types."""
 
 
 # --- reading the binary ------------------------------------------------------------------------------------------
