@@ -1,8 +1,7 @@
 """OpenAPI through the test API server's aggregation: its /openapi/v2 has the aggregated server's kinds merged in
 (shared meta definitions once), its /openapi/v3 index lists the aggregated group/version, and kubectl reads them:
-``kubectl explain`` (v3, its default) and ``kubectl apply``'s default ``--validate=strict``, which the aggregated
-server enforces. (``kubectl explain --output=plaintext-openapiv2`` asks for v2 as gnostic protobuf only, which pyop's
-servers do not encode: they answer 406, the test server for its own kinds as well.)"""
+``kubectl explain`` (v3, its default; v2 with ``--output=plaintext-openapiv2``, which reads the merged document as
+gnostic protobuf) and ``kubectl apply``'s default ``--validate=strict``, which the aggregated server enforces."""
 
 from __future__ import annotations
 
@@ -99,6 +98,21 @@ async def test_kubectl_explain_reads_the_aggregated_schema_through_the_cluster(
     assert "KIND:       Flunder" in explained.stdout
     assert "GROUP:      wardle.example.com" in explained.stdout and "VERSION:    v1alpha1" in explained.stdout
     assert "FIELD: size <integer>" in explained.stdout
+
+
+async def test_kubectl_explain_reads_the_merged_v2_as_protobuf(
+    aggregated: AggregatedServer, core: TestAPIServer, kubectl_binary: str, tmp_path: Path
+) -> None:
+    explained = await kubectl(
+        kubectl_binary, core.kubeconfig_path, tmp_path, "explain", "flunders.spec", "--output=plaintext-openapiv2"
+    )
+    assert explained.returncode == 0, explained.stderr
+    assert "KIND:     Flunder" in explained.stdout and "VERSION:  wardle.example.com/v1alpha1" in explained.stdout
+    assert "reference\t<string>\n     The name of another flunder (or fischer) this one refers to." in explained.stdout
+    builtin = await kubectl(
+        kubectl_binary, core.kubeconfig_path, tmp_path, "explain", "pods.spec.nodeName", "--output=plaintext-openapiv2"
+    )
+    assert builtin.returncode == 0 and "FIELD:    nodeName <string>" in builtin.stdout  # the local part, merged
 
 
 async def test_kubectl_apply_strict_refuses_an_unknown_field_and_applies_a_known_one(

@@ -11,9 +11,10 @@ The definitions are stored as JSON Schema (kubernetes-validate's form); they are
 ``["string", "null"]`` types become ``string``, ``#/$defs/`` references ``#/definitions/`` (v2) or
 ``#/components/schemas/`` (v3), IntOrString and Quantity are ``string`` with their ``int-or-string`` /
 ``quantity`` formats, and the ``enum`` pinning ``apiVersion``/``kind`` is dropped. v3 documents wrap a reference
-with siblings in ``allOf`` as kube-apiserver does. Both are served as JSON only: a client that accepts only
-protobuf (client-go's ``OpenAPISchema()`` asks for ``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``)
-gets a 406, as from a server without that encoding.
+with siblings in ``allOf`` as kube-apiserver does. Both are served as JSON; v2 also as gnostic's protobuf when
+asked for by name (``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``, what client-go's
+``OpenAPISchema()`` and ``kubectl explain --output=plaintext-openapiv2`` accept; `openapi_v2_proto`). Any other
+Accept is a 406.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from aiohttp import web
 
 from pyop.api.definitions import definition_for_kind, load_definitions, reference_target
 from pyop.api.status import ApiError
+from pyop.apiserver.endpoints import openapi_v2_proto
 from pyop.apiserver.endpoints.served import GroupVersion, group_versions, same_snapshot, snapshot
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
@@ -407,6 +409,7 @@ class _Built:
     types: tuple[ResourceType, ...]
     served: list[GroupVersion]
     v2: bytes | None = None
+    v2_protobuf: bytes | None = None
     v3: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # path -> (JSON, hash)
 
 
@@ -433,6 +436,13 @@ class OpenAPIDocuments:
             built.v2 = _encode(v2_document(built.served, self.kubernetes_version, every_builtin=self.every_builtin_v2))
         return built.v2
 
+    def v2_protobuf(self) -> bytes:
+        """``v2`` as gnostic's protobuf Document (`openapi_v2_proto`)."""
+        built = self._current()
+        if built.v2_protobuf is None:
+            built.v2_protobuf = openapi_v2_proto.document(json.loads(self.v2()))
+        return built.v2_protobuf
+
     def v3(self, path: str) -> tuple[bytes, str] | None:
         """(document, hash) of ``api/v1`` or ``apis/<group>/<version>``; None when not served."""
         return self._v3(self._current(), path)
@@ -457,6 +467,21 @@ class OpenAPIDocuments:
         return {"paths": dict(sorted(paths.items()))}
 
 
+def v2_as_protobuf(accept: str) -> bool:
+    """Whether ``/openapi/v2`` is answered as protobuf (asked for by name), else JSON; ApiError 406 when the
+    Accept header allows neither."""
+    if openapi_v2_proto.wants_protobuf(accept):
+        return True
+    if accept and not any(t in accept for t in ("application/json", "*/*", "application/*")):
+        raise ApiError(
+            406,
+            f"the server does not serve /openapi/v2 as {accept!r}: only as application/json or "
+            f"{openapi_v2_proto.PROTOBUF_TYPE}",
+            reason="NotAcceptable",
+        )
+    return False
+
+
 def openapi_response(request: web.BaseRequest, documents: OpenAPIDocuments) -> web.Response:
     """GET /openapi/v2, /openapi/v3 (the index) and /openapi/v3/<group-version path>."""
     if request.method != "GET":
@@ -464,12 +489,8 @@ def openapi_response(request: web.BaseRequest, documents: OpenAPIDocuments) -> w
     path = request.path.rstrip("/")
     if path == "/openapi/v2":
         accept = request.headers.get("Accept", "")
-        if accept and not any(t in accept for t in ("application/json", "*/*", "application/*")):
-            raise ApiError(
-                406,
-                f"the server does not serve /openapi/v2 as {accept!r}: only as application/json",
-                reason="NotAcceptable",
-            )
+        if v2_as_protobuf(accept):
+            return web.Response(body=documents.v2_protobuf(), headers={"Content-Type": openapi_v2_proto.PROTOBUF_TYPE})
         return web.Response(body=documents.v2(), content_type="application/json")
     if path == "/openapi/v3":
         return web.Response(body=_encode(documents.v3_index()), content_type="application/json")

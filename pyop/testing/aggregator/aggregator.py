@@ -22,9 +22,10 @@ import aiohttp
 from aiohttp import web
 
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints import openapi_v2_proto
 from pyop.apiserver.endpoints.discovery_aggregated import AGGREGATED_TYPE, aggregated_discovery, wants_aggregated
 from pyop.apiserver.endpoints.handlers import json_response
-from pyop.apiserver.endpoints.openapi import OpenAPIDocuments
+from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, v2_as_protobuf
 from pyop.apiserver.endpoints.routing import DiscoveryPath
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.operations import Operations, WriteOptions
@@ -68,6 +69,7 @@ class Aggregator:
         # APIService name -> its server's /openapi/v2 document (None: it has none), and the merged document's cache
         self._openapi_v2: dict[str, dict[str, Any] | None] = {}
         self._merged_v2: tuple[tuple[Any, ...], bytes] | None = None
+        self._merged_v2_protobuf: tuple[bytes, bytes] | None = None  # (the merged JSON it encodes, protobuf)
 
     # --- lifecycle -------------------------------------------------------------------------------------
 
@@ -238,14 +240,16 @@ class Aggregator:
         """``/openapi/v2`` merged with the available APIServices' (`openapi_v2`); ``/openapi/v3`` with the
         aggregated servers' group/versions, and their ``/openapi/v3/apis/<g>/<v>`` documents from the servers
         (kube-aggregator downloads and re-serves them; here they are fetched on request, as ``system:aggregator``).
-        None for every other path, and for a v2 request the server's own answer refuses (a protobuf-only
-        Accept): the server's own answer stands."""
+        v2 as JSON or protobuf, as the server's own. None for every other path: the server's own answer stands."""
         path = request.path.rstrip("/")
         if path == _OPENAPI_V2:
-            accept = request.headers.get("Accept", "")
-            if accept and not any(t in accept for t in ("application/json", "*/*", "application/*")):
-                return None
-            return web.Response(body=self.openapi_v2(documents.v2()), content_type="application/json")
+            merged = self.openapi_v2(documents.v2())
+            if not v2_as_protobuf(request.headers.get("Accept", "")):  # a 406 when it allows neither form
+                return web.Response(body=merged, content_type="application/json")
+            if self._merged_v2_protobuf is None or self._merged_v2_protobuf[0] is not merged:
+                self._merged_v2_protobuf = (merged, openapi_v2_proto.document(json.loads(merged)))
+            headers = {"Content-Type": openapi_v2_proto.PROTOBUF_TYPE}
+            return web.Response(body=self._merged_v2_protobuf[1], headers=headers)
         if path == _OPENAPI_V3:
             index = documents.v3_index()
             paths = dict(index.get("paths") or {})
