@@ -235,3 +235,26 @@ def test_one_version_alone_needs_no_hub() -> None:
     (kind,) = served_kinds([APIGroupVersion(GROUP, "v1", [Resource(Unhubbed)])])
     assert kind.resource_type.conversion is None
     assert kind.resource_type.storage_version == "v1"
+
+
+async def test_kubectl_applies_and_patches_at_v1alpha1(
+    widgets: AggregatedServer, core: TestAPIServer, kubectl_binary: str, tmp_path: Path
+) -> None:
+    manifest = (
+        f"apiVersion: {GROUP}/v1alpha1\nkind: Widget\nmetadata:\n  name: a\n  namespace: default\nspec:\n  size: 6\n"
+    )
+    for size in (6, 7):
+        applied = await kubectl(
+            kubectl_binary, core.kubeconfig_path, tmp_path, "apply", "--server-side", "-f", "-",
+            stdin=manifest.replace("size: 6", f"size: {size}"),
+        )  # fmt: skip
+        assert applied.returncode == 0, applied.stderr
+    patched = await kubectl(
+        kubectl_binary, core.kubeconfig_path, tmp_path,
+        "patch", f"widgets.v1alpha1.{GROUP}", "a", "--type=merge", "-p", '{"spec":{"size":9}}',
+    )  # fmt: skip
+    assert patched.returncode == 0, patched.stderr
+    stored = widgets.operations.store.get(STORAGE_KEY, "default", "a")
+    assert stored is not None and stored["spec"] == {"replicas": 9, "colour": "plain"}
+    status, read = await call(widgets, "GET", f"{ALPHA}/a", token=core.token)
+    assert (status, read["spec"]) == (200, {"size": 9})
