@@ -192,6 +192,9 @@ class LeanConnection(BaseProtocol):
                 await response.write_eof()
         except ConnectionError:
             return False
+        except Exception as error:  # an answer that cannot be written (a CR in a header): logged, connection closed
+            _logger.exception("Unhandled exception", exc_info=error)
+            return False
         finally:
             request._task = None  # type: ignore[assignment]  # noqa: SLF001 - no cycle through the task
         if not payload.is_eof():  # a body the handler did not read: the connection cannot be reused
@@ -273,10 +276,16 @@ def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
         or "Connection" in headers
     ):
         return None
-    lines = [f"{name}: {value}\r\n" for name, value in headers.items()]
-    block = "".join(lines)
-    if block.count("\r") != len(lines) or block.count("\n") != len(lines):
-        return None  # a CR or LF in a header: aiohttp refuses it (ValueError), let it
+    if len(headers) == 1:  # Content-Type alone: most answers
+        header = next(iter(headers.items()))
+        block = _HEADER_LINES.get(header) or _header_line(header)
+        if not block:
+            return None
+    else:
+        lines = [f"{name}: {value}\r\n" for name, value in headers.items()]
+        block = "".join(lines)
+        if block.count("\r") != len(lines) or block.count("\n") != len(lines):
+            return None  # a CR or LF in a header: aiohttp refuses it (ValueError), let it
     keep_alive = resp._keep_alive  # noqa: SLF001
     if keep_alive is None:
         keep_alive = not request._message.should_close  # noqa: SLF001 - BaseRequest.keep_alive
@@ -286,6 +295,21 @@ def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
         f"Content-Length: {len(resp._body)}\r\nDate: {rfc822_formatted_time()}\r\n"  # noqa: SLF001
         f"{_SERVER_KEEP_ALIVE if keep_alive else _SERVER_CLOSE}"
     ).encode()
+
+
+_HEADER_LINES: dict[tuple[str, str], str] = {}
+
+
+def _header_line(header: tuple[str, str]) -> str:
+    """``Name: value\\r\\n`` of a lone header (remembered: a server answers with a handful of media types); empty
+    when it holds a CR or LF."""
+    name, value = header
+    if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
+        return ""
+    line = f"{name}: {value}\r\n"
+    if len(_HEADER_LINES) < 64:
+        _HEADER_LINES[header] = line
+    return line
 
 
 class LeanServer(web.Server):
