@@ -134,6 +134,10 @@ CASES: dict[str, list[bytes]] = {
     "a handler's bug": [_request("GET", "/bug"), _request("GET", "/version")],
     "a header name as the handler wrote it": [_request("GET", "/lowercase")],
     "a CR LF in a header (refused, connection closed)": [_request("GET", "/injected"), _request("GET", "/version")],
+    "a request, then a malformed one": [
+        _request("GET", "/version"),
+        b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n",
+    ],
     "malformed": [b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n"],
 }
 

@@ -60,7 +60,8 @@ class LeanConnection(BaseProtocol):
         self._task: asyncio.Task[None] | None = None  # the request being answered
         self._task_handler = None  # what web.Server.connection_lost looks for
         self._context = contextvars.copy_context()  # each request runs in a copy of it (as aiohttp's tasks)
-        self._closing = False  # no further requests: answer what is queued, then close
+        self._closing = False  # no further requests: the one being answered finishes, then the connection closes
+        self._refused: HttpProcessingError | None = None  # a request the parser refused: answered after those before
         self._upgrade: tuple[RawRequestMessage, bytes] | None = None
         self._upgrade_buffer = b""
         self._ssl_context: Any = None
@@ -114,7 +115,7 @@ class LeanConnection(BaseProtocol):
             super().resume_reading(resume_parser)
 
     def data_received(self, data: bytes) -> None:
-        if self._closing:
+        if self._closing or self._refused is not None:
             return
         if self._upgrade is not None:  # waiting for earlier answers before the hand-off
             self._upgrade_buffer += data
@@ -123,7 +124,9 @@ class LeanConnection(BaseProtocol):
         try:
             messages, upgraded, tail = self._parser.feed_data(data)
         except HttpProcessingError as error:
-            self._bad_request(error)
+            self._refused = error  # the requests before it (already queued) are answered first, as in aiohttp
+            if self._task is None:
+                self._next()
             return
         for message, payload in messages:
             if message.upgrade or upgraded:
@@ -141,6 +144,8 @@ class LeanConnection(BaseProtocol):
         if self._queue and not self._closing:
             message, payload = self._queue.popleft()
             self._task = self._loop.create_task(self._answer(message, payload), context=self._context.copy())
+        elif self._refused is not None and not self._closing:
+            self._bad_request(self._refused)
         elif self._upgrade is not None and not self._closing:
             self._hand_over()
         elif self._closing and self.transport is not None:
@@ -212,7 +217,7 @@ class LeanConnection(BaseProtocol):
                 b"Date: %s\r\nServer: %s\r\n\r\n%s"
                 % (len(body), rfc822_formatted_time().encode(), SERVER_SOFTWARE.encode(), body)
             )
-        if self._task is None and transport is not None:
+        if transport is not None:
             transport.close()
 
     def _hand_over(self) -> None:
