@@ -10,7 +10,7 @@ API, the server's controllers), as kube's chain sees every request. Webhooks sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pyop.apiserver.authentication.user import UserInfo
@@ -33,6 +33,7 @@ class Attributes:
     old: dict[str, Any] | None
     user: UserInfo | None
     dry_run: bool
+    warnings: list[str] = field(default_factory=list)  # the request's Warning headers (plugins append)
 
 
 class MutatingPlugin(Protocol):
@@ -45,6 +46,18 @@ class MutatingPlugin(Protocol):
     def admit(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None: ...
 
 
+class ValidatingPlugin(Protocol):
+    """One compiled-in validating plugin; ``validate`` may only refuse (raise an ApiError) or add warnings.
+    ``last``: runs after the validating webhooks, as kube-apiserver orders ResourceQuota."""
+
+    name: str
+    last: bool
+
+    def handles(self, attributes: Attributes) -> bool: ...
+
+    def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None: ...
+
+
 def run_mutating(
     plugins: tuple[MutatingPlugin, ...], attributes: Attributes, obj: dict[str, Any], store: Store
 ) -> None:
@@ -52,3 +65,17 @@ def run_mutating(
     for plugin in plugins:
         if plugin.handles(attributes):
             plugin.admit(attributes, obj, store)
+
+
+def run_validating(
+    plugins: tuple[ValidatingPlugin, ...],
+    attributes: Attributes,
+    obj: dict[str, Any],
+    store: Store,
+    *,
+    last: bool,
+) -> None:
+    """Every plugin of that phase (before the validating webhooks, or ``last``) that handles the request."""
+    for plugin in plugins:
+        if plugin.last is last and plugin.handles(attributes):
+            plugin.validate(attributes, obj, store)

@@ -42,7 +42,15 @@ from pyop.api.status import (
     qualified,
 )
 from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
-from pyop.apiserver.admission.plugins import CREATE, Attributes, MutatingPlugin, run_mutating
+from pyop.apiserver.admission.plugins import (
+    CREATE,
+    UPDATE,
+    Attributes,
+    MutatingPlugin,
+    ValidatingPlugin,
+    run_mutating,
+    run_validating,
+)
 from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint, Stale, operation_options, suspend
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
@@ -180,6 +188,9 @@ class Operations:
         # Compiled-in admission plugins (kube-apiserver's ServiceAccount, Priority ...), run on every write
         # right after decoding, before any webhook; a server plugs in its own (`admission.plugins`).
         self.admission_plugins: tuple[MutatingPlugin, ...] = ()
+        # Compiled-in validating plugins (LimitRanger, PodSecurity; ResourceQuota after the webhooks), run after
+        # the kind's validation on every create and update that the registry admits.
+        self.validating_plugins: tuple[ValidatingPlugin, ...] = ()
         # Per-kind strategies, built on first use and rebuilt when a CRD's served type is replaced.
         self._strategies: dict[tuple[str, str], RESTStrategy] = {}
         # Set by the controllers: called after every committed change.
@@ -410,7 +421,15 @@ class Operations:
         metadata = obj["metadata"]
         if self.admission_plugins:
             attributes = Attributes(
-                CREATE, resource_type, "", namespace, metadata.get("name", ""), None, options.user, options.dry_run
+                CREATE,
+                resource_type,
+                "",
+                namespace,
+                metadata.get("name", ""),
+                None,
+                options.user,
+                options.dry_run,
+                options.warnings,
             )
             run_mutating(self.admission_plugins, attributes, obj, self.store)
         if admitting:
@@ -448,6 +467,9 @@ class Operations:
             metadata.pop("generation", None)
         strategy.prepare_for_create(obj, self)
         obj = self._admit(resource_type, obj, None, options)
+        validating = self._validating(CREATE, resource_type, "", namespace, name, None, options)
+        if validating is not None:
+            run_validating(self.validating_plugins, validating, obj, self.store, last=False)
         if managed is None:
             managed = self.field_manager.created(
                 resource_type, obj, sent_managed, manager=options.manager, time=self.now()
@@ -462,6 +484,8 @@ class Operations:
                 self._require_live_namespace(namespace, resource_type, name)
             if self.store.get(resource_type.storage_key, namespace, name) is not None:
                 raise already_exists(resource_type.plural, resource_type.group, name)
+        if validating is not None:
+            run_validating(self.validating_plugins, validating, obj, self.store, last=True)
         obj = stored_as(obj, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         if options.dry_run:
             return served_as(obj, resource_type)
@@ -504,6 +528,23 @@ class Operations:
             options.user,
             request_options,
             kind,
+        )
+
+    def _validating(
+        self,
+        operation: str,
+        resource_type: ResourceType,
+        subresource: str,
+        namespace: str,
+        name: str,
+        old: dict[str, Any] | None,
+        options: WriteOptions,
+    ) -> Attributes | None:
+        """The attributes the compiled-in validating plugins see, or None while a server plugs in none."""
+        if not self.validating_plugins:
+            return None
+        return Attributes(
+            operation, resource_type, subresource, namespace, name, old, options.user, options.dry_run, options.warnings
         )
 
     def _admit(
@@ -725,6 +766,13 @@ class Operations:
         strategy.prepare_for_update(new, current, self)
         new = self._admit(resource_type, new, served, options)
         metadata = new["metadata"]  # admission returns a new document
+        validating = None
+        if admitted:
+            validating = self._validating(
+                UPDATE, resource_type, subresource, metadata.get("namespace", ""), name, served, options
+            )
+        if validating is not None:
+            run_validating(self.validating_plugins, validating, new, self.store, last=False)
         if _is_being_deleted(current):
             added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
             if added:
@@ -750,6 +798,8 @@ class Operations:
             suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, new, served, options))
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
                 raise Stale(name)
+        if validating is not None:
+            run_validating(self.validating_plugins, validating, new, self.store, last=True)
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         current_view, new_view = _without_volatile(current), _without_volatile(new)
         unchanged = new_view == current_view  # recording managedFields below changes neither view

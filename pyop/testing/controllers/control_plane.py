@@ -30,6 +30,7 @@ from pyop.apiserver.storage.store import owner_uids
 from pyop.testing.authorization.rbac import CLUSTER_ROLES
 from pyop.testing.builtins import kinds
 from pyop.testing.controllers.rbac import aggregate_cluster_roles, revoke_service_account_tokens
+from pyop.testing.controllers.resource_quota import ResourceQuotaController
 from pyop.testing.controllers.root_ca import RootCAPublisher
 from pyop.testing.controllers.service_accounts import ServiceAccountsController
 from pyop.testing.crds.read_defaults import redefault_stored_objects
@@ -50,6 +51,7 @@ class Controllers:
         self.on_webhooks_changed: Callable[[], None] | None = None
         self.service_accounts = ServiceAccountsController(operations)
         self.root_ca = RootCAPublisher(operations)  # publishes once the server knows its CA (`publish`)
+        self.resource_quotas = ResourceQuotaController(operations)  # status.hard/used, after every commit
         operations.on_commit = self.on_commit
 
     def start(self) -> None:
@@ -72,6 +74,7 @@ class Controllers:
     def on_commit(
         self, resource_type: ResourceType, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
     ) -> None:
+        self.resource_quotas.committed(resource_type, event_type, obj)
         if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
             self._sync_crd(event_type, obj)
             if event_type == "MODIFIED":
