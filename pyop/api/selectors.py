@@ -15,7 +15,6 @@ small requirement tuples, so filtering 10,000 objects costs one pass.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -308,23 +307,80 @@ def path_getter(path: str) -> FieldGetter:
     return get
 
 
-_FIELD_CLAUSE = re.compile(r"^(?P<field>[^=!\s]+)\s*(?P<op>==|!=|=)\s*(?P<value>.*)$")
+_FIELD_OPERATORS: Final = ("!=", "==", "=")  # termOperators: `==` before `=`, so no `=` is left on the value
+
+
+def _split_field_terms(selector: str) -> list[str]:
+    """fields.splitTerms: commas split terms unless escaped (`\\,` stays in the term, backslash and all)."""
+    terms, start, escaped = [], 0, False
+    for index, char in enumerate(selector):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            terms.append(selector[start:index])
+            start = index + 1
+    terms.append(selector[start:])
+    return terms
+
+
+def _split_field_term(term: str) -> tuple[str, str, str] | None:
+    """fields.splitTerm: the first operator found, scanning left to right; the field itself has no escaping."""
+    for index in range(len(term)):
+        for operator in _FIELD_OPERATORS:
+            if term.startswith(operator, index):
+                return term[:index], operator, term[index + len(operator) :]
+    return None
+
+
+def unescape_field_value(value: str) -> str:
+    """fields.UnescapeValue: `\\\\`, `\\,` and `\\=` stand for themselves; any other escape, a trailing
+    backslash, or a bare `,` or `=` is a 400 in apimachinery's words (the rune printed as Go's %v prints it)."""
+    if not any(char in value for char in "\\,="):
+        return value
+    out, escaped = [], False
+    for char in value:
+        if escaped:
+            if char not in "\\,=":
+                raise _error(f"invalid field selector: invalid escape sequence: \\{char}")
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in ",=":
+            raise _error(f"invalid field selector: unescaped character in value: {ord(char)}")
+        else:
+            out.append(char)
+    if escaped:
+        raise _error("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
+def escape_field_value(value: str) -> str:
+    """fields.EscapeValue: what a client sends for a value holding `\\`, `,` or `=`."""
+    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
 
 
 def parse_field_selector(selector: str | None, supported: Mapping[str, FieldGetter]) -> tuple[FieldRequirement, ...]:
-    """Parse ``metadata.name=x,spec.color!=red``; unsupported fields get 400 as on a real server."""
+    """fields.ParseSelector: `metadata.name=x,spec.color!=red` (`=`, `==`, `!=`; values escaped with `\\`), terms
+    sorted, empty terms skipped, nothing trimmed; a field the resource does not support is 400 as on a real
+    server."""
     if not selector:
         return ()
     requirements = []
-    for clause in _split_top_level(selector):
-        match = _FIELD_CLAUSE.match(clause)
-        if not match:
-            raise _error(f"invalid selector: '{selector}'; can't understand '{clause}'")
-        name = match["field"]
+    for term in sorted(_split_field_terms(selector)):
+        if not term:
+            continue
+        split = _split_field_term(term)
+        if split is None:
+            raise _error(f"invalid selector: '{selector}'; can't understand '{term}'")
+        name, operator, raw = split
+        value = unescape_field_value(raw)
         getter = supported.get(name)
         if getter is None:
             raise _error(f"field label not supported: {name}")
-        requirements.append(FieldRequirement(name, match["op"] == "!=", match["value"].strip(), getter))
+        requirements.append(FieldRequirement(name, operator == "!=", value, getter))
     return tuple(requirements)
 
 

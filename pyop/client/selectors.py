@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pyop.api.selectors import Requirement, SelectorError, parse_label_selector
+from pyop.api.selectors import Requirement, SelectorError, escape_field_value, parse_label_selector
 
 LabelSelectorInput = str | Mapping[str, str] | None
 
@@ -26,7 +26,10 @@ def format_label_selector(selector: LabelSelectorInput) -> str | None:
 
 
 def format_field_selector(selector: str | Mapping[str, str] | None) -> str | None:
-    """Field selectors have the same `k=v` form (`metadata.name=x,status.phase!=Running` as a string)."""
+    """Field selectors have the same `k=v` form (`metadata.name=x,status.phase!=Running` as a string); a dict's
+    values are escaped as fields.EscapeValue does (`a,b` is sent as `a\\,b`)."""
+    if isinstance(selector, Mapping):
+        return ",".join(f"{key}={escape_field_value(value)}" for key, value in selector.items()) or None
     return format_label_selector(selector)
 
 
