@@ -3,7 +3,9 @@
 k8s.io/apiserver's ``RecommendedOptions.ApplyTo`` steps, in order:
 
 - serving: the --tls-cert-file pair, else a self-signed certificate kept in --cert-dir (``apiserver.crt``,
-  ``apiserver.key``; made once, reused on restart: kube's MaybeDefaultWithSelfSignedCerts);
+  ``apiserver.key``; made once, reused on restart: kube's MaybeDefaultWithSelfSignedCerts); with pyop's
+  --serving-cert-secret that pair is replaced by the one the server makes and keeps in the Secret, its CA injected
+  into the APIServices (`pyop.apiserver.server.serving_certificates`);
 - authentication: the request-header settings from flags, else from ConfigMap kube-system/extension-apiserver-
   authentication (unless --authentication-skip-lookup; a failed lookup is fatal unless
   --authentication-tolerate-lookup-failure), the client CA likewise, TokenReviews through --authentication-kubeconfig
@@ -40,6 +42,7 @@ from pyop.apiserver.server.cluster import (
 from pyop.apiserver.server.health import Check, HealthChecks
 from pyop.apiserver.server.metrics import ServerMetrics
 from pyop.apiserver.server.options import OptionsError, RecommendedOptions, check
+from pyop.apiserver.server.serving_certificates import READINESS_CHECK, SelfManagedCertificates
 from pyop.apiserver.server.storage import store_for
 from pyop.apiserver.storage.store import Store
 from pyop.client import ConfigError
@@ -73,6 +76,7 @@ class Config:
     clients: list[ClusterClient] = field(default_factory=list)  # closed with the server
     core: ClusterClient | None = None  # the cluster's core API (namespaces), when reachable
     namespaces: NamespaceLifecycle | None = None  # admission of creates (None: disabled, or no cluster)
+    serving_certificates: SelfManagedCertificates | None = None  # --serving-cert-secret's rotator and sync
 
     async def close(self) -> None:
         for client in self.clients:
@@ -199,6 +203,7 @@ async def build_config(options: RecommendedOptions) -> Config:
         if options.kubeconfig:
             core = ClusterClient(await client_config(options.kubeconfig), metrics.observe_review)
             clients.append(core)
+        certificates = _self_managed_certificates(options, serving, core, metrics)
         try:
             store = store_for(options.storage)
         except ValueError as error:
@@ -210,6 +215,8 @@ async def build_config(options: RecommendedOptions) -> Config:
     namespaces = None
     if core is not None and "NamespaceLifecycle" not in options.disable_admission_plugins:
         namespaces = NamespaceLifecycle(core)
+    if certificates is not None:
+        health.add(READINESS_CHECK, certificates.readiness, endpoints=("readyz",))
     storage_check = storage_health_check(store)
     if storage_check is not None:
         health.add("etcd", storage_check)  # kube's name, in all three endpoints
@@ -224,7 +231,26 @@ async def build_config(options: RecommendedOptions) -> Config:
         clients=clients,
         core=core,
         namespaces=namespaces,
+        serving_certificates=certificates,
     )
+
+
+def _self_managed_certificates(
+    options: RecommendedOptions, serving: ServingConfig, core: ClusterClient | None, metrics: ServerMetrics
+) -> SelfManagedCertificates | None:
+    """--serving-cert-secret's rotator, which needs the cluster (the Secret, the APIServices)."""
+    if not options.secure_serving.serving_cert_secret:
+        return None
+    if core is None:
+        raise OptionsError(
+            ["--serving-cert-secret needs the cluster (--kubeconfig, or in-cluster): it keeps the Secret there"]
+        )
+    try:
+        return SelfManagedCertificates.from_options(
+            options.secure_serving, core.client, serving.certificate_file, serving.key_file, metrics.registry
+        )
+    except ValueError as error:
+        raise OptionsError([str(error)]) from None
 
 
 def storage_health_check(store: Store) -> Check | None:

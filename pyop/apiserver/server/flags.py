@@ -77,6 +77,24 @@ _FLAGS = (
     _Flag("tls-cert-file", "secure_serving.tls_cert_file", "str", "the serving certificate (PEM)"),
     _Flag("tls-private-key-file", "secure_serving.tls_private_key_file", "str", "its private key (PEM)"),
     _Flag(
+        "serving-cert-secret",
+        "secure_serving.serving_cert_secret",
+        "str",
+        "pyop's own: make, rotate and serve the certificate from this Secret, its CA injected into the APIServices",
+    ),
+    _Flag(
+        "serving-cert-namespace",
+        "secure_serving.serving_cert_namespace",
+        "str",
+        "the namespace of that Secret and of the Service (default: the pod's)",
+    ),
+    _Flag(
+        "serving-cert-service",
+        "secure_serving.serving_cert_service",
+        "str",
+        "the Service the APIServices name (the certificate's DNS names: <service>.<namespace>.svc)",
+    ),
+    _Flag(
         "authentication-kubeconfig",
         "authentication.remote_kubeconfig_file",
         "str",

@@ -29,9 +29,16 @@ class SecureServingOptions:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     reload_interval: float = 10.0  # seconds between checks of the --tls-cert-file pair for a renewal (no flag)
+    # pyop's own (--certificates=pyop, no cert-manager): the server makes, rotates and serves its certificate from
+    # this Secret and keeps the CA in its APIServices' caBundle (pyop.apiserver.server.serving_certificates).
+    serving_cert_secret: str = ""  # --serving-cert-secret
+    serving_cert_namespace: str = ""  # --serving-cert-namespace ("": the pod's, from its service account)
+    serving_cert_service: str = ""  # --serving-cert-service: the Service kube-aggregator calls (its DNS names)
+    rotate_interval: float = 60.0  # seconds between the rotator's rounds (no flag)
+    sync_interval: float = 10.0  # seconds between reads of the Secret (no flag)
 
     def validate(self) -> list[str]:
-        errors = []
+        errors = self._validate_self_managed()
         try:
             ipaddress.ip_address(self.bind_address)
         except ValueError:
@@ -47,6 +54,39 @@ class SecureServingOptions:
         ):
             if path and not Path(path).is_file():
                 errors.append(f'{flag} "{path}": no such file')
+        return errors
+
+    def _validate_self_managed(self) -> list[str]:
+        from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
+
+        errors = []
+        for flag, value, problems in (
+            ("--serving-cert-secret", self.serving_cert_secret, dns1123_subdomain_problems),
+            ("--serving-cert-namespace", self.serving_cert_namespace, dns1123_label_problems),
+            ("--serving-cert-service", self.serving_cert_service, dns1123_label_problems),
+        ):
+            if value and problems(value):
+                errors.append(f'{flag} "{value}": {problems(value)[0]}')
+        if not self.serving_cert_secret:
+            for flag, value in (
+                ("--serving-cert-namespace", self.serving_cert_namespace),
+                ("--serving-cert-service", self.serving_cert_service),
+            ):
+                if value:
+                    errors.append(
+                        f"{flag} is set without --serving-cert-secret (the Secret the certificate is kept in)"
+                    )
+            return errors
+        if self.tls_cert_file:
+            errors.append(
+                "--serving-cert-secret and --tls-cert-file exclude each other: the server makes its certificate, "
+                "or serves the one given"
+            )
+        if not self.serving_cert_service:
+            errors.append(
+                "--serving-cert-secret needs --serving-cert-service (the Service the APIServices name: the "
+                "certificate is made for its DNS names)"
+            )
         return errors
 
 

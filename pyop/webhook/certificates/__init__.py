@@ -1,6 +1,7 @@
-"""Self-managed webhook certificates (``--certificates=pyop``): a CA and a serving certificate in a Secret, rotated
-by the leader with an overlap, injected into the operator's webhook configurations and CRDs, served by every
-replica. See ``rotation.py`` for the schedule and ``runtime.py`` for the moving parts."""
+"""Self-managed serving certificates (``--certificates=pyop``): a CA and a serving certificate in a Secret, rotated
+with an overlap, injected into the operator's webhook configurations and CRDs (or an aggregated API server's
+APIServices), served by every replica. See ``rotation.py`` for the schedule and ``runtime.py`` for the moving
+parts."""
 
 from pyop.webhook.certificates.rotation import CertificateState, RotationPolicy, plan
 from pyop.webhook.certificates.runtime import (
@@ -8,6 +9,7 @@ from pyop.webhook.certificates.runtime import (
     InjectionTargets,
     ReplicaSync,
     Rotator,
+    ServedFiles,
     certificates_from_environment,
     setup_certificates,
 )
@@ -19,6 +21,7 @@ __all__ = [
     "ReplicaSync",
     "RotationPolicy",
     "Rotator",
+    "ServedFiles",
     "certificates_from_environment",
     "plan",
     "setup_certificates",

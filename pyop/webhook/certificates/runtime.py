@@ -1,14 +1,18 @@
-"""Self-managed webhook certificates at run time: the leader rotates, every replica serves from the Secret.
+"""Self-managed serving certificates at run time: one rotator, every replica serving from the Secret.
 
-``--certificates=pyop`` instead of cert-manager. The state of ``rotation.py`` lives in one Secret of the manager's
+``--certificates=pyop`` instead of cert-manager, for webhooks (the manager) and aggregated API servers
+(`pyop.apiserver.server.serving_certificates`). The state of ``rotation.py`` lives in one Secret of the server's
 namespace (``tls.crt``/``tls.key`` served, ``ca.crt`` the trusted bundle, ``ca.key`` the signing CA's key, the
-phase in annotations). The ``Rotator`` runs on the leader only: each tick it plans the next state and injects the
-bundle into the operator's own Mutating/ValidatingWebhookConfigurations and the conversion section of its CRDs
-(by name: the generated RBAC allows those objects and nothing else), adding trust before storing a state that uses
-it and storing a state before removing trust it no longer uses. The ``ReplicaSync`` runs on every replica (the
-API server calls any of them): it reads the Secret, writes the pair into the webhook server's certificate folder
-and has its ``CertWatcher`` load it at once; it reports readiness (the Secret's certificate is served and not
-expired) and the expiry metric.
+phase in annotations). The ``Rotator`` (the manager's leader; every replica of an aggregated server, which has no
+leader election: the Secret's resourceVersion decides a race and the loser reads the winner's state next tick)
+plans the next state each tick and injects the bundle into its ``InjectionTargets``: the operator's own
+Mutating/ValidatingWebhookConfigurations and the conversion section of its CRDs, or the aggregated server's
+APIServices (``spec.caBundle``, what kube-aggregator verifies the server with); by name, as the generated RBAC
+allows those objects and nothing else. It adds trust before storing a state that uses it and stores a state before
+removing trust it no longer uses, and every tick puts the bundle back where someone re-applied over it. The
+``ReplicaSync`` runs on every replica (the API server calls any of them): it reads the Secret, writes the pair into
+the server's certificate files and has its ``CertWatcher`` load it at once; it reports readiness (the Secret's
+certificate is served and not expired) and the expiry metric.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Gauge
 
@@ -32,13 +36,14 @@ from pyop.webhook.certificates.rotation import PHASES, CertificateState, Rotatio
 if TYPE_CHECKING:
     from pyop.client.dynamic import DynamicClient
     from pyop.manager import Manager
-    from pyop.webhook.server import WebhookServer
+    from pyop.manager.certwatcher import CertWatcher
 
 __all__ = [
     "CertificateSettings",
     "InjectionTargets",
     "ReplicaSync",
     "Rotator",
+    "ServedFiles",
     "certificates_from_environment",
     "decode_secret",
     "encode_secret",
@@ -59,11 +64,26 @@ def _utc_now() -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class InjectionTargets:
-    """The objects whose caBundle the operator keeps: its own, by name (kustomize's prefixed names)."""
+    """The objects whose caBundle the rotator keeps: its own, by name (kustomize's prefixed names; APIServices are
+    named ``<version>.<group>``)."""
 
     mutating: tuple[str, ...] = ()
     validating: tuple[str, ...] = ()
     crds: tuple[str, ...] = ()
+    apiservices: tuple[str, ...] = ()
+
+
+class ServedFiles(Protocol):
+    """Where a server loads its serving pair from, and the watcher that loads it (a `WebhookServer` is one)."""
+
+    @property
+    def certificate(self) -> Path: ...
+
+    @property
+    def key(self) -> Path: ...
+
+    @property
+    def cert_watcher(self) -> CertWatcher | None: ...
 
 
 @dataclass
@@ -181,7 +201,7 @@ class Rotator:
         if not adds_trust:
             await self.inject(planned.bundle)
         self.rotations += 1
-        log.info("webhook certificates changed", extra={"phase": planned.phase, "secret": settings.secret_name})
+        log.info("serving certificates changed", extra={"phase": planned.phase, "secret": settings.secret_name})
         return planned
 
     async def _store(self, secret: dict[str, Any] | None, state: CertificateState) -> bool:
@@ -217,6 +237,10 @@ class Rotator:
             resource = await self.client.resource("apiextensions.k8s.io/v1", "CustomResourceDefinition")
             for name in targets.crds:
                 await self._inject_one(resource, name, encoded, _conversion_client_configs)
+        if targets.apiservices:
+            resource = await self.client.resource("apiregistration.k8s.io/v1", "APIService")
+            for name in targets.apiservices:
+                await self._inject_one(resource, name, encoded, _apiservice_client_configs)
 
     async def _inject_one(
         self, resource: Any, name: str, encoded: str, client_configs: Callable[[dict[str, Any]], list[dict[str, Any]]]
@@ -233,7 +257,7 @@ class Rotator:
         try:
             await self.client.update(resource, obj)
         except ConflictError:
-            log.info("a webhook configuration changed meanwhile; injecting again at the next tick")
+            log.info("%s %s changed meanwhile; injecting again at the next tick", obj.get("kind", "object"), name)
 
     async def run(self) -> None:
         """Tick every ``rotate_interval`` seconds; errors are logged and retried, never fatal to the manager."""
@@ -241,12 +265,21 @@ class Rotator:
             try:
                 await self.tick()
             except Exception:
-                log.exception("rotating the webhook certificates failed; retrying")
+                log.exception("rotating the serving certificates failed; retrying")
             await asyncio.sleep(self.settings.rotate_interval)
 
 
 def _webhook_client_configs(configuration: dict[str, Any]) -> list[dict[str, Any]]:
     return [hook.setdefault("clientConfig", {}) for hook in configuration.get("webhooks") or []]
+
+
+def _apiservice_client_configs(apiservice: dict[str, Any]) -> list[dict[str, Any]]:
+    """An APIService's spec holds its caBundle; a Local one (no service) has none, and one that skips verification
+    may not have one (apiregistration's validation refuses both together)."""
+    spec = apiservice.setdefault("spec", {})
+    if not spec.get("service") or spec.get("insecureSkipTLSVerify"):
+        return []
+    return [spec]
 
 
 def _conversion_client_configs(crd: dict[str, Any]) -> list[dict[str, Any]]:
@@ -260,22 +293,25 @@ def _conversion_client_configs(crd: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class ReplicaSync:
-    """Keeps the webhook server's certificate folder equal to the Secret's pair; readiness and the expiry metric."""
+    """Keeps the server's certificate files equal to the Secret's pair; readiness and the expiry metric."""
 
     def __init__(
         self,
         client: DynamicClient,
         settings: CertificateSettings,
-        server: WebhookServer,
+        server: ServedFiles,
         registry: CollectorRegistry | None = None,
+        *,
+        metric: str = EXPIRY_METRIC,
     ) -> None:
         self.client = client
         self.settings = settings
         self.server = server
         self.serving: KeyPair | None = None  # the Secret's pair, once written and loaded
+        self.bundle: bytes = b""  # the Secret's trusted CAs (what is injected), once read
         self.expiry = Gauge(
-            EXPIRY_METRIC,
-            "When the webhook serving certificate and its CA expire (Unix time).",
+            metric,
+            "When the serving certificate and its CA expire (Unix time).",
             ["certificate"],
             registry=registry,
         )
@@ -296,6 +332,7 @@ class ReplicaSync:
             return False
         self.expiry.labels(certificate="serving").set(not_after(state.serving.certificate).timestamp())
         self.expiry.labels(certificate="ca").set(min(not_after(ca) for ca in state.trusted).timestamp())
+        self.bundle = state.bundle
         if state.serving == self.serving:
             return False
         _write_atomically(self.server.key, state.serving.key, mode=0o600)
@@ -306,7 +343,7 @@ class ReplicaSync:
             # load it here, so that a bad pair raises (logged by run(), retried) instead of passing for served.
             watcher.context.load_cert_chain(self.server.certificate, self.server.key)
         self.serving = state.serving
-        log.info("serving the webhook certificate from the Secret", extra={"secret": self.settings.secret_name})
+        log.info("serving the certificate from the Secret", extra={"secret": self.settings.secret_name})
         return True
 
     async def run(self) -> None:
@@ -314,7 +351,7 @@ class ReplicaSync:
             try:
                 await self.tick()
             except Exception:
-                log.exception("reading the webhook certificate Secret failed; retrying")
+                log.exception("reading the serving certificate Secret failed; retrying")
             await asyncio.sleep(self.settings.sync_interval)
 
 
