@@ -5,6 +5,7 @@ kubectl (1.30 and later) and client-go ask ``/api`` and ``/apis`` with
 requests where the unaggregated form costs one per group-version (27 here). The documents are built from the
 same per-group-version resource lists the unaggregated endpoints serve, so both forms always agree. The answer's
 Content-Type names the aggregated type: client-go reads it, not the body, to know which form it was given.
+Groups and versions come in kube-aggregator's priority order (`discovery_order`), not by name.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from pyop.apiserver.endpoints.discovery_order import order_discovery_items
 from pyop.apiserver.endpoints.served import GroupVersion, group_versions
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.apiserver.registry.resources import ResourceRegistry
@@ -82,7 +84,9 @@ def aggregated_discovery(resources: ResourceRegistry, *, legacy: bool) -> dict[s
         "kind": "APIGroupDiscoveryList",
         "apiVersion": "apidiscovery.k8s.io/v2",
         "metadata": {},
-        "items": [{"metadata": {"name": group}, "versions": versions} for group, versions in groups.items()],
+        "items": order_discovery_items(
+            [{"metadata": {"name": group}, "versions": versions} for group, versions in groups.items()]
+        ),
     }
 
 

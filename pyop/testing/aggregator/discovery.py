@@ -6,16 +6,19 @@ servers answer (``/apis/<group>/<version>`` is proxied like any other request). 
 the server's ``/apis`` for its aggregated document and falling back to the unaggregated ``/apis/<group>/<version>``
 when the server has none (404 or 406), and lists a group/version it could not fetch with no resources and
 ``freshness: Stale`` (which client-go reports as a failed group, as kubectl's "stale GroupVersion discovery").
-Aggregated groups come after the server's own, ordered by priority (`apiservice.sorted_by_group_and_version`): the
-built-in groups' priorities (16000 and above) outrank the usual ``groupPriorityMinimum`` of an extension (1000).
+All groups, the server's own and the aggregated ones, are ordered by priority as kube-aggregator orders them
+(`pyop.apiserver.endpoints.discovery_order`): built-in groups by kube's table (16000 and above), CRD groups at 1000,
+an APIService's group at its ``groupPriorityMinimum``, so an aggregated group can come before the built-in ones.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pyop.apiserver.endpoints.discovery_aggregated import AGGREGATED_TYPE, version_discovery
+from pyop.apiserver.endpoints.discovery_order import Priority, kube_priority, order_discovery_items, order_group_list
 from pyop.apiserver.endpoints.served import GroupVersion
 from pyop.testing.aggregator.apiservice import APIServiceSpec, sorted_by_group_and_version
 
@@ -33,6 +36,12 @@ def api_group(specs: list[APIServiceSpec]) -> dict[str, Any]:
     return {"name": specs[0].group, "versions": versions, "preferredVersion": versions[0]}
 
 
+def _priorities(specs: list[APIServiceSpec]) -> Callable[[str, str], Priority | None]:
+    """Each group/version's (groupPriorityMinimum, versionPriority): its APIService's, else kube's."""
+    by_version = {(spec.group, spec.version): (spec.group_priority_minimum, spec.version_priority) for spec in specs}
+    return lambda group, version: by_version.get((group, version)) or kube_priority(group, version)
+
+
 def merged_group_list(local: dict[str, Any], specs: list[APIServiceSpec]) -> dict[str, Any]:
     """``/apis``: the server's groups, then the aggregated ones; an aggregated version of a group the server also
     serves joins that group's entry."""
@@ -45,7 +54,7 @@ def merged_group_list(local: dict[str, Any], specs: list[APIServiceSpec]) -> dic
             continue
         known = {entry["version"] for entry in existing["versions"]}
         existing["versions"] = [*existing["versions"], *(_version_entry(s) for s in members if s.version not in known)]
-    return {**local, "groups": groups}
+    return {**local, "groups": order_group_list(groups, _priorities(specs))}
 
 
 def group_document(group: str, specs: list[APIServiceSpec]) -> dict[str, Any] | None:
@@ -101,7 +110,7 @@ def merge_aggregated(
             continue
         known = {entry.get("version") for entry in existing.get("versions") or []}
         existing["versions"] = [*existing.get("versions", []), *(e for e in entries if e["version"] not in known)]
-    return {**local, "items": items}
+    return {**local, "items": order_discovery_items(items, _priorities(specs))}
 
 
 __all__ = [
