@@ -346,3 +346,57 @@ async def test_attach_runs_the_containers_handler(server: TestAPIServer, api: Ap
     headers = {"Connection": "Upgrade", "Upgrade": "websocket"}
     async with api.session.get(f"{PODS}/web-1/attach?container=app&stdout=true", headers=headers) as answer:
         assert (answer.status, await answer.text()) == (500, 'container not found ("app")')
+
+
+@pytest.mark.parametrize(("kubernetes_version", "upgraded"), [("1.34", True), ("1.35", False)])
+async def test_a_websocket_upgrade_needs_create_from_1_35(server: TestAPIServer, api: Api, upgraded: bool) -> None:
+    """AuthorizePodWebsocketUpgradeCreatePermission (beta, on, from 1.35): `get` on pods/exec no longer suffices."""
+    await make_pod(api, "web-1", "app")
+    server.pod_streams.on_exec("default", "web-1", shell)
+    server.add_user("alice-token", "alice")
+    role = {"metadata": {"name": "exec"}, "rules": [{"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["get"]}]}
+    await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", role)
+    binding = {
+        "metadata": {"name": "exec"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "exec"},
+        "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}],
+    }
+    await api.create_ok("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", binding)
+    headers = {"Authorization": "Bearer alice-token", "Connection": "Upgrade", "Upgrade": "websocket"}
+    headers |= {"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    headers["Sec-WebSocket-Protocol"] = "v4.channel.k8s.io"
+    async with api.session.get(f"{PODS}/web-1/exec?command=echo&stdout=true", headers=headers) as response:
+        if upgraded:
+            assert response.status == 101
+        else:
+            assert response.status == 403
+            assert (await response.json())["message"] == (
+                'pods "web-1" is forbidden: User "alice" cannot create resource "pods/exec" in API group "" '
+                'in the namespace "default"'
+            )
+
+
+async def test_portforward_of_two_ports_uses_two_channels_each(server: TestAPIServer, api: Api) -> None:
+    async def banner(reader: asyncio.StreamReader, writer: PortWriter) -> None:
+        writer.write(b"port 9090 here")
+        await writer.drain()
+
+    await make_pod(api, "web-1", "app")
+    server.pod_streams.on_port("default", "web-1", 8080, echo)
+    server.pod_streams.on_port("default", "web-1", 9090, banner)
+    core = client.CoreV1Api(api_client(server))
+    forward = await call(
+        portforward, core.connect_get_namespaced_pod_portforward, "web-1", "default", ports="8080,9090"
+    )
+    first, second = forward.socket(8080), forward.socket(9090)
+    first.settimeout(10)
+    second.settimeout(10)
+
+    def exchange() -> tuple[bytes, bytes]:
+        first.sendall(b"abc")
+        echoed = first.recv(1024)
+        return echoed, second.recv(1024)
+
+    assert await call(exchange) == (b"ABC", b"port 9090 here")
+    first.close()
+    second.close()
