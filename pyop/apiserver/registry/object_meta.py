@@ -14,6 +14,11 @@ from pyop.api.status import StatusCause
 from pyop.api.validation import label_value_problems, qualified_name_problems
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+# Label pairs and annotation keys found valid (the rules are a function of the strings alone): every write of an
+# object checks its labels again, and they seldom change; bounded, so arbitrary input cannot grow it past that.
+_VALID_LABELS: set[tuple[str, str]] = set()
+_VALID_ANNOTATION_KEYS: set[str] = set()
+_REMEMBERED = 8192
 
 
 def validate_object_meta(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
@@ -31,15 +36,26 @@ def _metadata(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
     labels = metadata.get("labels") or {}
     if isinstance(labels, Mapping):
         for key, value in labels.items():
-            for problem in qualified_name_problems(str(key)):
+            plain = type(key) is str and type(value) is str  # a dict or list (bad input) is not hashable
+            if plain and (key, value) in _VALID_LABELS:
+                continue
+            key_problems, value_problems = qualified_name_problems(str(key)), label_value_problems(str(value))
+            for problem in key_problems:
                 yield _invalid("metadata.labels", key, problem)
-            for problem in label_value_problems(str(value)):
+            for problem in value_problems:
                 yield _invalid("metadata.labels", value, problem)
+            if plain and not (key_problems or value_problems):
+                _remember(_VALID_LABELS, (key, value))
     annotations = metadata.get("annotations") or {}
     if isinstance(annotations, Mapping):
         for key in annotations:
-            for problem in qualified_name_problems(str(key).lower()):
+            if type(key) is str and key in _VALID_ANNOTATION_KEYS:
+                continue
+            problems = qualified_name_problems(str(key).lower())
+            for problem in problems:
                 yield _invalid("metadata.annotations", key, problem)
+            if not problems and type(key) is str:
+                _remember(_VALID_ANNOTATION_KEYS, key)
         size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
         if size > TOTAL_ANNOTATION_SIZE_LIMIT:
             yield StatusCause(
@@ -50,6 +66,12 @@ def _metadata(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
     references = metadata.get("ownerReferences") or []
     if isinstance(references, list):
         yield from _owner_references([r for r in references if isinstance(r, Mapping)])
+
+
+def _remember(found: set[Any], item: Any) -> None:
+    if len(found) >= _REMEMBERED:
+        found.clear()  # arbitrary input: start over rather than grow
+    found.add(item)
 
 
 def _owner_references(references: list[Mapping[str, Any]]) -> Iterator[StatusCause]:
