@@ -96,7 +96,10 @@ async def test_a_remote_command_frame_by_frame(server: TestAPIServer, api: Api) 
         ids = {kind: client.open(streamtype=kind) for kind in ("error", "stdout", "stderr")}
         client.writer.write(spdy.control_frame(spdy.PING, 0, struct.pack(">I", 1)))
         server_headers = spdy.HeaderCodec()
-        replies, data, fins, pings = [], {i: b"" for i in ids.values()}, set(), []
+        replies: list[int] = []
+        data = {i: b"" for i in ids.values()}
+        fins: set[int] = set()
+        pings: list[bytes] = []
         while len(fins) < 3 or len(pings) < 1:
             frame = await client.frame()
             if frame.control and frame.kind == spdy.SYN_REPLY:

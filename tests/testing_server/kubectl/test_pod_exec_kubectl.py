@@ -7,7 +7,12 @@ The container's behaviour is the test's (`TestAPIServer.pod_streams`): a tiny sh
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
+import pty
+import struct
+import termios
 from pathlib import Path
 from typing import Any
 
@@ -302,3 +307,49 @@ async def test_create_without_get_on_pods_exec_runs_over_spdy(
     assert (result.returncode, result.stdout) == (0, "fell back\n"), result.stderr
     attempts = [(r.method, r.verb, r.status) for r in server.requests if r.subresource == "exec"]
     assert attempts == [("GET", "get", 403), ("POST", "create", 101)]
+
+
+async def test_kubectl_exec_it_sends_the_terminal_size(server: TestAPIServer, api: Api, kubectl: Kubectl) -> None:
+    """Under a terminal (a pty sized 132x43), `kubectl exec -it` asks for a tty and sends its size on channel 4."""
+    await make_pod(api, "web-1", "app")
+    seen: list[bool] = []
+
+    async def size(session: ExecSession) -> int:
+        seen.append(session.tty)
+        return await shell(session)
+
+    server.pod_streams.on_exec("default", "web-1", size)
+    primary, secondary = pty.openpty()
+    try:
+        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 43, 132, 0, 0))
+        process = await asyncio.create_subprocess_exec(
+            kubectl.binary,
+            "--cache-dir",
+            str(kubectl.home / "cache"),
+            "exec",
+            "-it",
+            "web-1",
+            "--",
+            "size",
+            stdin=secondary,
+            stdout=secondary,
+            stderr=secondary,
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(kubectl.home),
+                "KUBECONFIG": str(server.kubeconfig_path),
+            },
+        )
+        os.close(secondary)
+        secondary = -1
+        assert await asyncio.wait_for(process.wait(), GUARD) == 0
+        output = b""
+        with contextlib.suppress(OSError):  # EIO once everything the terminal held is read
+            while chunk := os.read(primary, 4096):
+                output += chunk
+    finally:
+        os.close(primary)
+        if secondary >= 0:
+            os.close(secondary)
+    assert output == b"132x43\n"
+    assert seen == [True]
