@@ -15,6 +15,7 @@ import asyncio
 import base64
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable
 from urllib.parse import unquote
 
@@ -60,34 +61,70 @@ class ConnectionPool:
         self.idle_timeout = idle_timeout
         self.limits = limits
         self._clock = clock
+        if limit < 1:
+            raise ValueError(f"connection limit must be at least 1, got {limit}")
+        self.limit = limit
         self._idle: list[HTTPConnection] = []
-        self._slots = asyncio.Semaphore(limit)
         self._open: set[HTTPConnection] = set()
+        self._slots_taken = 0  # open connections and connections being made
+        # Exchanges waiting for a connection while `limit` are taken, first come first served: each is handed
+        # a connection another exchange released (its result) or a slot another one freed (None).
+        self._waiters: deque[asyncio.Future[HTTPConnection | None]] = deque()
 
     async def acquire(self) -> tuple[HTTPConnection, bool]:
-        """A connection for one exchange, and whether it was used before (a reused one may turn out stale)."""
+        """A connection for one exchange, and whether it was used before (a reused one may turn out stale).
+
+        With `limit` connections taken, waits for one to come back (it is handed over, not parked idle) or for
+        one to close (its slot is handed over and a new connection made in it)."""
         now = self._clock()
         while self._idle:
             connection = self._idle.pop()
             if connection.reusable and now - connection.idle_since < self.idle_timeout:
                 return connection, True
             self._discard(connection)
-        await self._slots.acquire()
+        if self._slots_taken < self.limit:
+            self._slots_taken += 1
+        else:
+            handed = await self._wait()
+            if handed is not None:
+                return handed, True
         try:
             connection = await self._connect()
         except BaseException:
-            self._slots.release()
+            self._free_slot()
             raise
         self._open.add(connection)
         return connection, False
 
+    async def _wait(self) -> HTTPConnection | None:
+        waiter: asyncio.Future[HTTPConnection | None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                handed = waiter.result()  # handed over just as this exchange was cancelled: pass it on
+                if handed is None:
+                    self._free_slot()
+                else:
+                    self.release(handed)
+            elif waiter in self._waiters:  # (a cancelled waiter may already have been skipped and dropped)
+                self._waiters.remove(waiter)
+            raise
+
     def release(self, connection: HTTPConnection) -> None:
-        """Return a connection after an exchange: kept for reuse when it can carry another, closed otherwise."""
-        if connection.reusable:
-            connection.idle_since = self._clock()
-            self._idle.append(connection)
-        else:
+        """Return a connection after an exchange: handed to the longest waiting exchange, else kept for reuse
+        when it can carry another, closed otherwise."""
+        if not connection.reusable:
             self._discard(connection)
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(connection)
+                return
+        connection.idle_since = self._clock()
+        self._idle.append(connection)
 
     def discard(self, connection: HTTPConnection) -> None:
         """Drop a connection whose exchange went wrong."""
@@ -104,7 +141,16 @@ class ConnectionPool:
         connection.close()
         if connection in self._open:
             self._open.discard(connection)
-            self._slots.release()
+            self._free_slot()
+
+    def _free_slot(self) -> None:
+        """A slot is free: handed to the longest waiting exchange (which connects in it), else counted free."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._slots_taken -= 1
 
     async def _connect(self) -> HTTPConnection:
         loop = asyncio.get_running_loop()
