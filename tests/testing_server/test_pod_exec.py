@@ -293,6 +293,25 @@ async def test_v4_frames_and_the_status_of_a_failed_command(server: TestAPIServe
     }
 
 
+async def test_pre_v4_protocols_carry_the_error_as_text(server: TestAPIServer, api: Api) -> None:
+    await make_pod(api, "web-1", "app")
+    server.pod_streams.on_exec("default", "web-1", shell)
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with aiohttp.ClientSession(base_url=server.url, headers=headers, connector=connector(server)) as session:
+        path = f"{PODS}/web-1/exec?command=fail&command=2&stdout=true&stderr=true"
+        async with session.ws_connect(path, protocols=("channel.k8s.io",)) as ws:
+            failed = await _frames(ws)
+        async with session.ws_connect(f"{PODS}/web-1/exec?command=echo&command=ok&stdout=true") as ws:
+            assert ws.protocol is None  # no subprotocol at all: channel.k8s.io's framing
+            succeeded = await _frames(ws)
+    assert failed == [
+        b"\x01",
+        b"\x02failing with 2\n",
+        b"\x03command terminated with non-zero exit code: error executing command [fail 2], exit code 2",
+    ]
+    assert succeeded == [b"\x01", b"\x01ok\n"]  # nothing on the error channel for a success
+
+
 async def test_base64_protocol_and_tty_resize(server: TestAPIServer, api: Api) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", shell)

@@ -354,7 +354,9 @@ async def _remote_command(
     else:
         status = attach_status(running) if attach else exec_status(running, command)
         await connection.flush()
-        connection.send(channels.ERROR, connection.protocol.error_message(status))
+        message = connection.protocol.error_message(status)
+        if message:  # pre-v4 protocols say nothing of a success
+            connection.send(channels.ERROR, message)
     await connection.close()
     reader.cancel()
     with contextlib.suppress(asyncio.CancelledError):
