@@ -21,6 +21,14 @@ def create_apiserver(
         bool, typer.Option("--namespaced/--cluster-scoped", help="Scope of the kinds given here.")
     ] = True,
     force: Annotated[bool, typer.Option(help="Scaffold kinds that exist again, overwriting their files.")] = False,
+    certificates: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ISSUER",
+            help="Who issues the serving certificate: cert-manager (default) or pyop (the server itself, no "
+            "cert-manager); the project's choice, recorded in PROJECT.",
+        ),
+    ] = None,
     project_dir: Annotated[
         Path, typer.Option("--project-dir", "-C", help="The project folder (default: the current folder).")
     ] = Path("."),
@@ -32,6 +40,11 @@ def create_apiserver(
     from pyop_scaffold.commands.create_apiserver import create_apiserver as run_create_apiserver
 
     options = CreateAPIServerOptions(
-        group=group, version=version, kinds=tuple(kind), namespaced=namespaced, force=force
+        group=group,
+        version=version,
+        kinds=tuple(kind),
+        namespaced=namespaced,
+        force=force,
+        certificates=certificates,
     )
     _run(lambda: run_create_apiserver(project_dir, options), verbose=verbose)

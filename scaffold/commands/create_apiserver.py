@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyop_scaffold.commands import apiserver_config, apiserver_versions, project_files
+from pyop_scaffold.commands import apiserver_config, apiserver_versions, project_files, webhook_certificates
 from pyop_scaffold.commands.create_webhook import PROJECT_LINE_LENGTH
 from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import BOILERPLATE_FILE
@@ -60,6 +60,7 @@ class CreateAPIServerOptions:
     kinds: tuple[str, ...]
     namespaced: bool = True
     force: bool = False
+    certificates: str | None = None  # cert-manager or pyop (webhook_certificates.py); None: the project's
 
 
 @holding_project_lock
@@ -72,6 +73,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
     for kind in kinds:
         check_not_crd(project, group, version, kind)
         _check_kind_unique(project, group, kind)
+    certificates = webhook_certificates.choose(project, options.certificates)  # recorded in PROJECT
 
     from pyop.api.naming import default_plural
 
@@ -85,7 +87,7 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
         if existing is not None and existing.apiserver is not None and not options.force:
             notes.append(f"{group}/{version}, Kind={kind} is already served: kept its files (--force rewrites them)")
             continue
-        rendered = render_template("apiserver", _context(root, project, layout, options.namespaced))
+        rendered = render_template("apiserver", _context(root, project, layout, options.namespaced, certificates))
         _plan_package(changes, layout, rendered)
         _plan_kind(changes, root, project, layout, rendered, options.namespaced)
         notes += apiserver_versions.plan_spoke(changes, project, layout, served)
@@ -93,8 +95,8 @@ def create_apiserver(root: Path, options: CreateAPIServerOptions) -> Report:
         new_kinds.append(kind)
     if new_kinds:
         first = APIServerLayout(project, group, version, kinds[0], default_plural(kinds[0]))
-        rendered = render_template("apiserver", _context(root, project, first, options.namespaced))
-        notes += apiserver_config.plan_config(changes, project, first, rendered)
+        rendered = render_template("apiserver", _context(root, project, first, options.namespaced, certificates))
+        notes += apiserver_config.plan_config(changes, project, first, rendered, certificates)
         notes += add_dependency(changes, runtime_requirement(), why="the aggregated API server's run-time extra")
         changes.update_file(PROJECT_FILE, dump_project(project))
     report = Report(files=project_files.apply(changes), notes=notes)
@@ -181,8 +183,11 @@ def _check_kind_unique(project: Project, group: str, kind: str) -> None:
             )
 
 
-def _context(root: Path, project: Project, layout: APIServerLayout, namespaced: bool) -> dict[str, Any]:
+def _context(
+    root: Path, project: Project, layout: APIServerLayout, namespaced: bool, certificates: str
+) -> dict[str, Any]:
     return {
+        "certificates": certificates,
         "project_name": project.project_name,
         "package": project.package,
         "license_header": read_file_text(root, BOILERPLATE_FILE) or "",

@@ -72,18 +72,31 @@ def project_mode(project: Project) -> str:
 
 
 def choose(project: Project, requested: str | None) -> str:
-    """The mode a `create webhook` uses: the one asked for (recorded in PROJECT), else the project's.
+    """The mode a `create webhook` or `create apiserver` uses: the one asked for (recorded in PROJECT), else the
+    project's. One choice per project: it decides whether the project needs cert-manager at all.
 
-    Switching a project that already deploys webhooks is refused: its config/default and config/certmanager are
-    the user's files, and pyop does not rewrite them (`pyop edit --certificates` says the same)."""
+    Switching a project that already deploys webhooks or an aggregated API server is refused: their config/default,
+    config/certmanager and config/apiserver files are the user's, and pyop does not rewrite them (`pyop edit
+    --certificates` says the same)."""
     current = project_mode(project)
     if requested is None:
         return current
     mode = validate_mode(requested)
-    if mode != current and any(entry.webhooks is not None for entry in project.resources):
+    deployed = [
+        what
+        for what, present in (
+            ("webhooks", any(entry.webhooks is not None for entry in project.resources)),
+            ("aggregated API server", any(entry.apiserver is not None for entry in project.resources)),
+        )
+        if present
+    ]
+    if mode != current and deployed:
+        first = "`create webhook`" if deployed[0] == "webhooks" else "`create apiserver`"
         raise UsageError(
-            f"invalid --certificates {mode!r}: the project's webhooks are deployed with {current} certificates; "
-            "switching an existing webhook config is not supported (run it before the first `create webhook`)"
+            f"invalid --certificates {mode!r}: the project's {' and '.join(deployed)} "
+            f"{'are' if 'webhooks' in deployed else 'is'} deployed with {current} "
+            f"certificates; switching an existing {deployed[0].removesuffix('s')} config is not supported "
+            f"(run it before the first {first})"
         )
     project.certificates = None if mode == CERT_MANAGER else mode
     return mode

@@ -191,11 +191,12 @@ def test_a_project_whose_sample_test_predates_the_server_gets_it_updated(project
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
 
 
-def test_a_project_without_cert_manager_is_told_the_server_needs_it(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+def test_a_project_without_cert_manager_gets_a_server_that_makes_its_certificate(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
     ok(pyop("edit", "--certificates=pyop", cwd=project))
     result = ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
-    assert "but the aggregated server's comes from cert-manager" in result.stdout
-    assert (project / "config/apiserver/certificate.yaml").is_file()
+    assert "makes and rotates its own certificate" in result.stdout and "no cert-manager needed" in result.stdout
+    assert not (project / "config/apiserver/certificate.yaml").exists()
+    assert (project / "config/apiserver/certificates_role.yaml").is_file()
 
 
 def test_long_names_keep_the_project_lint_clean(tmp_path: Path, pyop) -> None:  # type: ignore[no-untyped-def]
