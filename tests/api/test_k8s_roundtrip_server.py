@@ -110,6 +110,12 @@ def as_created(definition: str, wire: dict[str, Any]) -> dict[str, Any]:
                 pod.pop(field, None)
     if definition in SELECTED:
         obj["spec"]["selector"] = {"matchLabels": dict(LABELS)}
+    if definition == "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler":
+        # What an HPA cannot be created without: a scale target and maxReplicas (the API defaults minReplicas and
+        # the cpu metric around them).
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("scaleTargetRef", {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"})
+        spec.setdefault("maxReplicas", 3)
     return obj
 
 

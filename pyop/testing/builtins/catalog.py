@@ -14,9 +14,9 @@ pods' `log`, `eviction`, `binding` (pod_subresources) and `exec`, `attach`, `por
 the ReplicationController `scale` are absent (a 404, as for a resource a server does not have). The `Binding` kind
 (POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
 
-A resource served in two GA versions (HorizontalPodAutoscaler: autoscaling/v1 and v2) is served in the newest
-only: the server converts between versions of one resource by apiVersion alone, which is right for CRDs' versions
-but not for HPA's v1, whose fields differ.
+A resource served in two GA versions is served in the newest only (the server converts between versions of one
+resource by apiVersion alone), except the HorizontalPodAutoscaler: autoscaling/v1 and v2 are both served, as on a
+cluster (`kubectl autoscale` posts v1), stored in v2 and converted by kube's rules (`hpa_versions`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,15 @@ from typing import Final
 from pyop.api.definitions import load_definitions, normalise_version
 from pyop.apiserver.registry.resources import ResourceType, ScaleSpec, SpecialSubresource
 from pyop.testing.builtins._endpoints import ENDPOINTS
+from pyop.testing.builtins.hpa_versions import HPAConversion
 from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
 
 _GA: Final = re.compile(r"^v\d+$")
 _STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True)
 SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets")})
 _NOT_SERVED: Final = frozenset({("", "bindings")})
+# Resources served in every GA version, each with the converter between them (stored in the newest).
+_CONVERTED: Final = {("autoscaling", "horizontalpodautoscalers"): HPAConversion()}
 _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
 # Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
 _SPECIAL_SUBRESOURCES: Final = {
@@ -85,10 +88,10 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
             newest[(group, plural)] = version
     types = []
     for group, version, kind, plural, namespaced, verbs, subresources in rows:
-        if newest[(group, plural)] != version:
+        key = (group, plural)
+        if newest[key] != version and key not in _CONVERTED:
             continue  # one GA version per resource: see the module's docstring
         served = {name: sub_verbs for name, sub_verbs in subresources if name in _SERVED_SUBRESOURCES}
-        key = (group, plural)
         types.append(
             ResourceType(
                 group,
@@ -101,11 +104,12 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 verbs=verbs,
                 has_status="status" in served,
                 scale=_STRUCT_SCALE if "scale" in served and key in SCALED else None,
-                storage_version=version,
+                storage_version=newest[key],
                 field_labels=FIELD_LABELS.get(key, {}),
                 finalize="finalize" in served,
                 token="token" in served,
                 special_subresources=_SPECIAL_SUBRESOURCES.get(key, ()),
+                conversion=_CONVERTED.get(key),
             )
         )
     return tuple(types)
