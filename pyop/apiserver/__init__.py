@@ -7,7 +7,11 @@ Writing an aggregated API server (the names below)::
     if __name__ == "__main__":
         run([GROUP])          # flags -> RecommendedOptions -> Config -> AggregatedServer, until SIGTERM
 
-and in a test, against `pyop.testing.TestAPIServer` (TokenReviews, SubjectAccessReviews and the request-header CA
+A kind served at several versions is one model per version, each in its version's APIGroupVersion: the storage
+version's model is the hub (``class Flunder(Resource, pyop.webhook.Hub, ...)``), the others convert to and from it
+(``convert_to``/``convert_from``, as for a CRD's conversion webhook); see `pyop.apiserver.conversion`.
+
+And in a test, against `pyop.testing.TestAPIServer` (TokenReviews, SubjectAccessReviews and the request-header CA
 delegated to it, an APIService registered so its clients reach this server through its aggregation)::
 
     async with AggregatedServer.for_testing([GROUP], test_api_server) as server: ...
