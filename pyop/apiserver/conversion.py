@@ -18,8 +18,9 @@ Objects are stored once, in the hub's version; every read (get, list, watch even
 converts to the request's version and every write from it (as k8s.io/apiserver converts through the internal
 version). A spoke converts to another spoke through the hub. ``metadata`` is the stored object's whatever the
 functions return, except labels and annotations (as apiextensions-apiserver restores a converted custom resource's
-metadata); a conversion function that raises is the API server's 500 with the reason. Discovery lists every
-version, the highest by Kubernetes' version order preferred; OpenAPI describes each version with its model.
+metadata); a conversion function that raises is the API server's 500 InternalError with the reason. Discovery
+lists every version, the highest by Kubernetes' version order preferred; OpenAPI describes each version with its
+model.
 """
 
 from __future__ import annotations
@@ -61,8 +62,14 @@ class HubConversion:
             return obj
         try:
             result = self._models.convert(obj, api_version)
-        except ConversionError as error:
-            raise ApiError(500, str(error)) from None
+        except ConversionError as error:  # apierrors.NewInternalError, as a failed scheme conversion is answered
+            detail = str(error)
+            raise ApiError(
+                500,
+                f"Internal error occurred: {detail}",
+                reason="InternalError",
+                raw_details={"causes": [{"message": detail}]},
+            ) from None
         metadata = dict(obj.get("metadata") or {})
         answered = result.get("metadata") or {}
         for field in ("labels", "annotations"):

@@ -131,7 +131,9 @@ async def test_watch_events_are_converted_to_the_watched_version(
 async def test_a_failing_conversion_is_a_500(widgets: AggregatedServer, core: TestAPIServer) -> None:
     status, failed = await call(widgets, "POST", ALPHA, token=core.token, body=alpha(REFUSED, 1))
     assert (status, failed["reason"]) == (500, "InternalError")
-    assert "this widget cannot be converted" in failed["message"]
+    assert failed["message"].startswith("Internal error occurred: converting Widget 'refuse-conversion' from ")
+    assert failed["message"].endswith("ValueError: this widget cannot be converted")
+    assert failed["details"]["causes"] == [{"message": failed["message"].removeprefix("Internal error occurred: ")}]
     assert widgets.operations.store.get(STORAGE_KEY, "default", REFUSED) is None
 
 
