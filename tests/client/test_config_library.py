@@ -131,3 +131,29 @@ def test_what_the_lean_loader_puts_off_loads_when_used(kubeconfig: Path) -> None
         """,
         kubeconfig,
     )
+
+
+def test_the_lean_loader_reads_kubeconfigs_with_libyaml_and_the_application_module_is_untouched(
+    kubeconfig: Path,
+) -> None:
+    run_python(
+        """
+        import yaml
+        from pyop.client.config_library import config_library
+        asyncio.run(loaded())
+        lean = config_library().kube_config
+        if yaml.__with_libyaml__:
+            document = "a: [1, 'x', {b: null}]\\nc: !!binary aGk=\\n"
+            assert lean.yaml.safe_load(document) == yaml.safe_load(document)
+            assert lean.yaml._yaml is yaml and lean.yaml.safe_dump is yaml.safe_dump
+            try:
+                lean.yaml.safe_load("!!python/object:os.system {}")
+            except yaml.constructor.ConstructorError:
+                pass  # the safe constructors: no arbitrary Python objects
+            else:
+                raise AssertionError("an unsafe tag was constructed")
+        import kubernetes_asyncio.config.kube_config as own
+        assert own is not lean and own.yaml is yaml  # the application's import is the ordinary one
+        """,
+        kubeconfig,
+    )
