@@ -10,7 +10,12 @@ Who a request comes from, tried in kube's order:
    --authentication-token-webhook-cache-ttl (kube's cached token authenticator, by a hash of the token).
 4. **Anonymous** (when enabled): ``system:anonymous`` in ``system:unauthenticated``, then authorized like anyone.
 
-A token the cluster rejects is a 401, as from kube-apiserver (the union fails on an authenticator's error).
+As k8s.io/apiserver's union authenticator: the first authenticator that knows the user wins; one that fails (a
+client certificate that does not chain to its CA, a request-header certificate with a name not allowed, a token the
+cluster rejects) only counts when none succeeds, and then the request is a 401, never anonymous (anonymous is
+``NewFailOnError(union, anonymous)``). So a certificate of an unknown CA with a valid bearer token is the token's
+user, and without one a 401. The handshake lets any certificate through (Go's ``tls.RequestClientCert``,
+`pyop.apiserver.server.tls.request_client_certificates`); the chain the client sent is verified here.
 """
 
 from __future__ import annotations
@@ -46,26 +51,47 @@ class DelegatedUser(UserInfo):
 
 @dataclass(frozen=True)
 class RequestCredentials:
-    """What a request presents: its headers and the client certificate of its connection (DER), if any."""
+    """What a request presents: its headers and the client certificate of its connection (DER), if any, with the
+    rest of the chain the client sent."""
 
     headers: Mapping[str, str]
     header_values: Callable[[str], list[str]]
     peer_certificate: bytes | None
+    peer_chain: tuple[bytes, ...] = ()  # DER, after the leaf: the intermediates a path may go through
+
+    def peer(self) -> PeerCertificate | None:
+        if self.peer_certificate is None:
+            return None
+        return PeerCertificate.from_der(self.peer_certificate, self.peer_chain)
 
 
 def credentials_of(request: web.BaseRequest) -> RequestCredentials:
-    """The request's headers and the client certificate of its TLS connection."""
+    """The request's headers and the client certificate chain of its TLS connection."""
+    from pyop.apiserver.server.tls import peer_chain
+
     peer: bytes | None = None
+    chain: tuple[bytes, ...] = ()
     transport = request.transport
     ssl_object = transport.get_extra_info("ssl_object") if transport is not None else None
     if ssl_object is not None:
         peer = ssl_object.getpeercert(binary_form=True)
+        if peer is not None:
+            chain = tuple(peer_chain(ssl_object)[1:])
     headers = request.headers
-    return RequestCredentials(headers, lambda name: list(headers.getall(name, [])), peer)
+    return RequestCredentials(headers, lambda name: list(headers.getall(name, [])), peer, chain)
 
 
 def unauthorized() -> ApiError:
     return ApiError(401, "Unauthorized", reason="Unauthorized")
+
+
+class CredentialError(Exception):
+    """Credentials an authenticator recognised and refused (kube: the authenticator's error): a 401 unless another
+    authenticator knows the user."""
+
+
+def _subject(peer: PeerCertificate) -> str:
+    return f"CN={peer.common_name}"
 
 
 # --- request header -------------------------------------------------------------------------------------------
@@ -92,15 +118,15 @@ class RequestHeaderAuthenticator:
         self.config = config
 
     def authenticate(self, credentials: RequestCredentials) -> DelegatedUser | None:
-        if credentials.peer_certificate is None:
+        peer = credentials.peer()
+        if peer is None:
             return None
-        peer = PeerCertificate.from_der(credentials.peer_certificate)
-        if self.config.client_ca.verify(peer):
-            return None  # another CA's certificate: perhaps a client certificate, not a front proxy
+        failure = self.config.client_ca.verify(peer)
+        if failure:  # another CA's certificate: perhaps a client certificate, not a front proxy
+            raise CredentialError(f"verifying request-header certificate {_subject(peer)} failed: {failure}")
         if self.config.allowed_names and peer.common_name not in self.config.allowed_names:
-            # kube: `x509: subject with cn=... is not in the allowed list` (the CN only), a 401 for this request.
-            log.warning("request-header client certificate CN=%r is not an allowed name", peer.common_name)
-            raise unauthorized()
+            # kube: `x509: subject with cn=... is not in the allowed list` (the CN only).
+            raise CredentialError(f"x509: subject with cn={peer.common_name} is not in the allowed list")
         username = next(
             (value for header in self.config.username_headers for value in credentials.header_values(header) if value),
             "",
@@ -132,11 +158,12 @@ class ClientCertificateAuthenticator:
         self.client_ca = client_ca
 
     def authenticate(self, credentials: RequestCredentials) -> DelegatedUser | None:
-        if credentials.peer_certificate is None:
+        peer = credentials.peer()
+        if peer is None:
             return None
-        peer = PeerCertificate.from_der(credentials.peer_certificate)
-        if self.client_ca.verify(peer):
-            return None
+        failure = self.client_ca.verify(peer)
+        if failure:
+            raise CredentialError(f"verifying certificate {_subject(peer)} failed: {failure}")
         return DelegatedUser(peer.common_name, peer.organizations, authenticator=self.name)
 
 
@@ -240,9 +267,14 @@ class DelegatingAuthenticator:
 
     async def authenticate_credentials(self, credentials: RequestCredentials) -> DelegatedUser:
         """The user; every authenticated one is in system:authenticated (kube's AuthenticatedGroupAdder)."""
+        failures: list[str] = []
         for certificate_authenticator in (self.request_header, self.client_certificate):
             if certificate_authenticator is not None:
-                user = certificate_authenticator.authenticate(credentials)
+                try:
+                    user = certificate_authenticator.authenticate(credentials)
+                except CredentialError as error:
+                    failures.append(str(error))
+                    continue
                 if user is not None:
                     return _in_authenticated_group(user)
         authorization = credentials.headers.get("Authorization", "")
@@ -253,6 +285,9 @@ class DelegatingAuthenticator:
             user = await self.tokens.authenticate(token.strip())
             if user is not None:
                 return _in_authenticated_group(user)
+        if failures:
+            log.warning("Unable to authenticate the request: %s", "; ".join(failures))
+            raise unauthorized()
         if self.anonymous:
             return DelegatedUser(ANONYMOUS_USER, [UNAUTHENTICATED_GROUP], authenticator="anonymous")
         raise unauthorized()
@@ -267,6 +302,7 @@ class DelegatingAuthenticator:
 __all__ = [
     "ANONYMOUS_USER",
     "ClientCertificateAuthenticator",
+    "CredentialError",
     "DelegatedUser",
     "DelegatingAuthenticator",
     "RequestCredentials",

@@ -1,10 +1,12 @@
-"""Client certificates: whether a peer certificate was issued by one of a bundle's CAs, and whom it names.
+"""Client certificates: whether a peer certificate chains to one of a bundle's CAs, and whom it names.
 
-The TLS layer (Python's ``ssl``, with ``CERT_OPTIONAL`` over the union of the trusted bundles) has already verified
-the chain to *some* trusted CA; each authenticator then needs to know which bundle issued it (a front proxy's
-certificate is trusted for the identity headers only when the request-header CA signed it, kube's
-``x509request.Verifier``), so the leaf is checked against its own bundle here, with cryptography. Direct issuance
-only: a chain through intermediates needs the intermediates, which the server side of ``ssl`` does not expose.
+As Go's ``x509.Certificate.Verify`` with the options k8s.io/apiserver's authenticators use: the bundle's
+certificates are the roots (every one a trust anchor, an intermediate CA in the bundle included), the other
+certificates the client sent are the intermediates a path may go through, every certificate on the path must be
+valid now, each issuer above the leaf a CA, and the leaf usable for client authentication. Each authenticator
+checks against its own bundle (a front proxy's certificate is trusted for the identity headers only when it chains
+to the request-header CA, kube's ``x509request.Verifier``). The TLS layer asks for a certificate without verifying
+it (`pyop.apiserver.server.tls.request_client_certificates`), so this is where a chain is judged.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 
@@ -22,10 +25,18 @@ class PeerCertificate:
     """The client's leaf certificate as presented on the connection."""
 
     certificate: x509.Certificate
+    intermediates: tuple[x509.Certificate, ...] = ()  # what the client sent after its leaf
 
     @classmethod
-    def from_der(cls, der: bytes) -> PeerCertificate:
-        return cls(x509.load_der_x509_certificate(der))
+    def from_der(cls, der: bytes, chain: tuple[bytes, ...] = ()) -> PeerCertificate:
+        """The leaf and the rest of the chain the client sent (DER); unparsable extras are left out."""
+        intermediates = []
+        for item in chain:
+            try:
+                intermediates.append(x509.load_der_x509_certificate(item))
+            except ValueError:
+                continue
+        return cls(x509.load_der_x509_certificate(der), tuple(intermediates))
 
     @property
     def common_name(self) -> str:
@@ -53,10 +64,11 @@ class CertificateBundle:
         return cls(Path(path).read_bytes(), str(path))
 
     def verify(self, peer: PeerCertificate, now: datetime | None = None) -> str:
-        """ "" when a CA of the bundle issued ``peer`` and it is valid for client authentication now; else why not."""
+        """ "" when ``peer`` chains to a CA of the bundle (through the intermediates it sent, if need be) and is
+        valid for client authentication now; else why not, in Go's words."""
         certificate = peer.certificate
         moment = now or datetime.now(UTC)
-        if not certificate.not_valid_before_utc <= moment <= certificate.not_valid_after_utc:
+        if not _valid_at(certificate, moment):
             return "x509: certificate has expired or is not yet valid"
         try:
             usages = certificate.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
@@ -67,15 +79,69 @@ class CertificateBundle:
                 return "x509: certificate specifies an incompatible key usage"
         except x509.ExtensionNotFound:
             pass
-        for authority in self.authorities:
-            if authority.subject != certificate.issuer:
-                continue
-            try:
-                certificate.verify_directly_issued_by(authority)
-            except (ValueError, TypeError, Exception):  # noqa: BLE001 - InvalidSignature and friends: try the next
-                continue
+        if self._chains(certificate, peer.intermediates, moment, 0, {certificate.fingerprint(SHA256())}):
             return ""
         return "x509: certificate signed by unknown authority"
+
+    def _chains(
+        self,
+        certificate: x509.Certificate,
+        intermediates: tuple[x509.Certificate, ...],
+        moment: datetime,
+        below: int,
+        seen: set[bytes],
+    ) -> bool:
+        """Whether a path leads from ``certificate`` (with ``below`` intermediates under it) to an anchor: one of
+        the bundle's, or through one of the intermediates; every issuer's path length constraint holds."""
+        for authority in self.authorities:
+            if _signed_by(certificate, authority) and _valid_at(authority, moment) and _allows(authority, below):
+                return True
+        if below >= MAX_PATH_LENGTH:
+            return False
+        for intermediate in intermediates:
+            fingerprint = intermediate.fingerprint(SHA256())
+            if fingerprint in seen or not _is_ca(intermediate) or not _valid_at(intermediate, moment):
+                continue
+            if (
+                _signed_by(certificate, intermediate)
+                and _allows(intermediate, below)
+                and self._chains(intermediate, intermediates, moment, below + 1, seen | {fingerprint})
+            ):
+                return True
+        return False
+
+
+MAX_PATH_LENGTH = 8  # intermediates between a leaf and an anchor (Go has no fixed bound; clients send few)
+
+
+def _valid_at(certificate: x509.Certificate, moment: datetime) -> bool:
+    return certificate.not_valid_before_utc <= moment <= certificate.not_valid_after_utc
+
+
+def _allows(issuer: x509.Certificate, below: int) -> bool:
+    """The issuer's pathLenConstraint admits ``below`` intermediates under it (Go's MaxPathLen check)."""
+    try:
+        length = issuer.extensions.get_extension_for_class(x509.BasicConstraints).value.path_length
+    except x509.ExtensionNotFound:
+        return True
+    return length is None or below <= length
+
+
+def _is_ca(certificate: x509.Certificate) -> bool:
+    try:
+        return bool(certificate.extensions.get_extension_for_class(x509.BasicConstraints).value.ca)
+    except x509.ExtensionNotFound:
+        return False
+
+
+def _signed_by(certificate: x509.Certificate, issuer: x509.Certificate) -> bool:
+    if issuer.subject != certificate.issuer:
+        return False
+    try:
+        certificate.verify_directly_issued_by(issuer)
+    except Exception:  # noqa: BLE001 - InvalidSignature, an unsupported key type, a mismatched name: not this one
+        return False
+    return True
 
 
 __all__ = ["CertificateBundle", "PeerCertificate"]

@@ -43,6 +43,7 @@ from pyop.apiserver.registry.resources import ResourceRegistry
 from pyop.apiserver.server.config import SERVING_HOSTS, Config, build_config
 from pyop.apiserver.server.generic import GenericAPIServer
 from pyop.apiserver.server.options import RecommendedOptions
+from pyop.apiserver.server.tls import request_client_certificates
 from pyop.client import ClientConfig
 from pyop.manager.certificates import write_self_signed_certificate
 from pyop.manager.certwatcher import CertWatcher
@@ -115,10 +116,13 @@ class AggregatedServer(GenericAPIServer):
         serving = self.config.serving
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(serving.certificate_file, serving.key_file)
-        trusted = self.config.authenticator.trusted_ca_pem()
+        if request_client_certificates(context):  # any certificate passes; the authenticators verify the chain
+            return context
+        trusted = self.config.authenticator.trusted_ca_pem()  # else the handshake verifies against every CA
         if trusted:
             context.load_verify_locations(cadata=trusted.decode("ascii"))
             context.verify_mode = ssl.CERT_OPTIONAL
+            context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # an intermediate CA of a bundle is an anchor
         return context
 
     async def start(self) -> None:

@@ -1,4 +1,5 @@
-"""The test API server's TLS: a self-signed CA certificate it serves, and the contexts for both ends.
+"""TLS of pyop's API servers: the test API server's self-signed serving certificate and the contexts for both ends,
+and client certificates requested as Go's ``tls.RequestClientCert`` does (`request_client_certificates`).
 
 kubectl (like every client-go client) never sends a bearer token over plain http, so a server that speaks only http
 cannot be used with kubectl at all. kube-apiserver answers with a self-signed serving certificate when it is given
@@ -12,8 +13,11 @@ certificate that is its own CA, generated in about a millisecond.
 
 from __future__ import annotations
 
+import _ssl  # the C module: its shared library is where OpenSSL's symbols are found, and its DER encoding
 import base64
+import ctypes
 import ssl
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,3 +61,69 @@ class ServingCertificate:
     def client_context(self) -> ssl.SSLContext:
         """A client context that trusts this certificate only (for raw HTTP clients in tests)."""
         return ssl.create_default_context(cadata=self.certificate_pem.decode("ascii"))
+
+
+# --- client certificates as Go's tls.RequestClientCert asks for them ----------------------------------------------
+
+_SSL_VERIFY_PEER = 1
+_VERIFY_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+
+
+@_VERIFY_CALLBACK
+def _accept_any(_preverified: int, _store: int | None) -> int:
+    """OpenSSL's verify callback: every chain passes the handshake (the authenticators verify it afterwards)."""
+    return 1
+
+
+def request_client_certificates(context: ssl.SSLContext) -> bool:
+    """Ask clients for a certificate and let any one through the handshake, as k8s.io/apiserver's listener does
+    (``tls.RequestClientCert``: requested, never verified there); the authenticators then verify the chain
+    against their own CA bundles (`pyop.apiserver.authentication.x509`), so a certificate of an unknown CA is an
+    authentication failure of that request, not a failed handshake. True when it is in place.
+
+    Python's ``ssl`` has no verify callback: ``CERT_OPTIONAL`` fails the handshake for a certificate its trust
+    store does not chain. This sets OpenSSL's own callback on the context's ``SSL_CTX`` (through ctypes, from the
+    libssl the ``_ssl`` module is linked with; ``ssl`` keeps the callback when it changes the verify mode), after
+    checking that the pointer found is the context's (its verify mode follows ``verify_mode``). Where that cannot
+    be done (another interpreter, OpenSSL linked statically), it returns False and changes nothing: the caller
+    falls back to verifying in the handshake."""
+    if sys.implementation.name != "cpython":
+        return False
+    try:
+        library = ctypes.CDLL(_ssl.__file__)
+        get_mode, set_verify = library.SSL_CTX_get_verify_mode, library.SSL_CTX_set_verify
+    except (OSError, AttributeError):
+        return False
+    get_mode.argtypes, get_mode.restype = [ctypes.c_void_p], ctypes.c_int
+    set_verify.argtypes, set_verify.restype = [ctypes.c_void_p, ctypes.c_int, _VERIFY_CALLBACK], None
+    # PySSLContext begins with PyObject_HEAD, then its SSL_CTX pointer.
+    pointer = ctypes.c_void_p.from_address(id(context) + object.__basicsize__).value
+    if not pointer:
+        return False
+    previous = context.verify_mode
+    try:
+        for mode, expected in ((ssl.CERT_OPTIONAL, 1), (ssl.CERT_REQUIRED, 3), (ssl.CERT_NONE, 0)):
+            context.verify_mode = mode
+            if get_mode(pointer) != expected:
+                return False
+    finally:
+        context.verify_mode = previous
+    set_verify(pointer, _SSL_VERIFY_PEER, _accept_any)
+    context.verify_mode = ssl.CERT_OPTIONAL  # the same mode; ssl keeps the callback just set
+    return get_mode(pointer) == _SSL_VERIFY_PEER
+
+
+def peer_chain(ssl_object: ssl.SSLObject) -> list[bytes]:
+    """The client's certificate chain as it sent it (DER, leaf first; empty without a certificate): the
+    intermediates the authenticators build a path through. Python 3.13 has ``get_unverified_chain``; before, the
+    C object behind the SSLObject has it."""
+    getter = getattr(ssl_object, "get_unverified_chain", None) or getattr(
+        getattr(ssl_object, "_sslobj", None), "get_unverified_chain", None
+    )
+    chain = getter() if callable(getter) else None
+    der: list[bytes] = []
+    for certificate in chain or []:
+        if certificate is None:
+            continue
+        der.append(certificate if isinstance(certificate, bytes) else certificate.public_bytes(_ssl.ENCODING_DER))
+    return der
