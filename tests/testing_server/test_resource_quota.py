@@ -260,3 +260,39 @@ async def test_official_client_reads_the_refusal_and_the_status(server: TestAPIS
         refused.status == 403 and "exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0" in refused.body
     )
     assert read.status.hard == {"pods": "0"} and read.status.used == {"pods": "0"}
+
+
+async def test_custom_resources_are_counted_as_count_resource_group(api: Api) -> None:
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.pyop.dev"},
+        "spec": {
+            "group": "example.pyop.dev",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+                }
+            ],
+        },
+    }
+    await api.create_ok("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    await api.create_ok(QUOTAS, quota("crs", {"count/widgets.example.pyop.dev": "1"}))
+    widgets = "/apis/example.pyop.dev/v1/namespaces/default/widgets"
+    widget = {"apiVersion": "example.pyop.dev/v1", "kind": "Widget"}
+    await api.create_ok(widgets, {**widget, "metadata": {"name": "a"}})
+    assert (await status_of(api, "crs"))["used"] == {"count/widgets.example.pyop.dev": "1"}
+    code, body = await api.post(widgets, {**widget, "metadata": {"name": "b"}})
+    assert_forbidden(
+        code,
+        body,
+        'widgets.example.pyop.dev "b" is forbidden: exceeded quota: crs, requested: count/widgets.example.pyop.dev=1, '
+        "used: count/widgets.example.pyop.dev=1, limited: count/widgets.example.pyop.dev=1",
+        "b",
+        "widgets",
+    )

@@ -30,14 +30,16 @@ from pyop.testing.admission.forbidden import admission_forbidden
 
 STORAGE_KEY: Final = "limitranges"
 ANNOTATION: Final = "kubernetes.io/limit-ranger"
+_KINDS: Final = frozenset({"pods", "persistentvolumeclaims"})
 _MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000  # resource.MaxMilliValue
 
 
 def _supports(attributes: Attributes) -> bool:
     """SupportsAttributes: pods (not their updates) and claims, no subresources, nothing being deleted."""
-    resource = (attributes.resource_type.group, attributes.resource_type.plural)
-    if attributes.subresource or resource not in (("", "pods"), ("", "persistentvolumeclaims")):
+    resource_type = attributes.resource_type
+    if resource_type.group or resource_type.plural not in _KINDS or attributes.subresource:
         return False
+    resource = (resource_type.group, resource_type.plural)
     if resource == ("", "pods") and attributes.operation != CREATE:
         return False
     old = attributes.old

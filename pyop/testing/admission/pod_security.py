@@ -43,6 +43,7 @@ _TEMPLATES: Final = {
     ("", "replicationcontrollers"): ("spec", "template"),
     ("", "podtemplates"): ("template",),
 }
+_PLURALS: Final = frozenset({"pods", "namespaces", *(plural for _, plural in _TEMPLATES)})
 _SECCOMP_ANNOTATIONS: Final = (
     "seccomp.security.alpha.kubernetes.io/",
     "container.seccomp.security.alpha.kubernetes.io/",
@@ -109,7 +110,7 @@ class PodSecurity:
     last = False
 
     def handles(self, attributes: Attributes) -> bool:
-        if attributes.operation not in (CREATE, UPDATE):
+        if attributes.resource_type.plural not in _PLURALS or attributes.operation not in (CREATE, UPDATE):
             return False
         resource = (attributes.resource_type.group, attributes.resource_type.plural)
         if resource == ("", "namespaces"):

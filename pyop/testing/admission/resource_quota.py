@@ -34,18 +34,16 @@ class ResourceQuotaAdmission:
     last = True  # after ValidatingAdmissionWebhook, as in kube-apiserver's plugin order
 
     def handles(self, attributes: Attributes) -> bool:
-        if attributes.subresource or not attributes.namespace or not attributes.resource_type.namespaced:
-            return False
-        evaluator = q.evaluator_for(attributes.resource_type.group, attributes.resource_type.plural)
-        return evaluator is not None and evaluator.handles(attributes)
+        return not attributes.subresource and bool(attributes.namespace) and attributes.resource_type.namespaced
 
     def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
         quotas = list(store.objects(STORAGE_KEY, attributes.namespace))
-        if not quotas:
+        if not quotas:  # the common case, checked first: a write in a namespace without quotas costs a lookup
             return
         resource_type = attributes.resource_type
         evaluator = q.evaluator_for(resource_type.group, resource_type.plural)
-        assert evaluator is not None
+        if evaluator is None or not evaluator.handles(attributes):
+            return
         interesting = []
         for quota in sorted(quotas, key=lambda item: item["metadata"]["name"]):
             if not evaluator.matches(quota, obj):
