@@ -1,5 +1,5 @@
-"""managedFields after an update by the object's only manager: the shortcut in ownership._updated (the writer
-keeps its fields, with the write's time) gives what the general computation gives.
+"""managedFields after an update by a writer that changed only values it owns and nobody else owns: the shortcut in
+ownership._updated (the writer keeps its fields, with the write's time) gives what the general computation gives.
 
 The general path is reached by the same call with a second manager that owns nothing (it is dropped from the
 result), so both results can be compared for any fields and changes; then two updates through `update` itself."""
@@ -65,12 +65,17 @@ def _part_of(fields: FieldSet, data: Any) -> FieldSet:
     return part
 
 
-@settings(max_examples=300, deadline=None)
-@given(_field_sets(), st.data(), st.booleans())
-def test_the_shortcut_taken_agrees_with_the_general_path(owned: FieldSet, data: Any, same_time: bool) -> None:
+@settings(max_examples=400, deadline=None)
+@given(_field_sets(), st.data(), st.booleans(), st.lists(_field_sets(), max_size=2))
+def test_the_shortcut_taken_agrees_with_the_general_path(
+    owned: FieldSet, data: Any, same_time: bool, others: list[FieldSet]
+) -> None:
     changed = _part_of(owned, data)
     current = Manager(WRITER.manager, UPDATE, WRITER.api_version, owned, "", WRITER.time if same_time else "old")
     managers = {current.identity: current}
+    for number, fields in enumerate(others):  # other managers: the status writer, an applier ...
+        other = Manager(f"other-{number}", UPDATE, WRITER.api_version, fields, "status", "2026-01-01T00:00:01Z")
+        managers[other.identity] = other
     fast = ownership._updated(managers, WRITER, changed, {})  # noqa: SLF001
     assert _shape(fast) == _shape(_general(managers, changed, {}))
 

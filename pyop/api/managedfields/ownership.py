@@ -321,15 +321,23 @@ def create(
 def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: FieldSet) -> Managers:
     if not changed and not removed:
         return managers
-    if not removed and len(managers) == 1:
-        # The writer alone owns the object and changed values only it already owns (the common update by the
-        # object's one writer): it keeps the same fields, with this write's time. What the general path below
-        # computes (it loses the changed fields and owns them again), without building the sets anew.
-        only = managers.get(writer.identity)
-        if only is not None and is_subset(changed, only.fields) and difference(changed, _STRIPPED) is changed:
-            if only.time == writer.time:
-                return managers
-            return {writer.identity: _with(writer, only.fields, writer.time)}
+    if not removed:
+        # The writer changed values it already owns and nobody else owns (the common update of an object, or of
+        # its status, by its own writer): it keeps the same fields, with this write's time, and the others keep
+        # theirs. What the general path below computes (the writer loses the changed paths and owns them again),
+        # without building the sets anew.
+        own = managers.get(writer.identity)
+        if (
+            own is not None
+            and is_subset(changed, own.fields)
+            and difference(changed, _STRIPPED) is changed
+            and all(m is own or (m.fields and difference(m.fields, changed) is m.fields) for m in managers.values())
+        ):
+            if own.time == writer.time:
+                return _cap_updaters(managers)
+            result = dict(managers)
+            result[writer.identity] = _with(writer, own.fields, writer.time)
+            return _cap_updaters(result)
     result = _non_empty(_lose(managers, None, changed, removed))
     owned = difference(difference(changed, removed), _STRIPPED)
     if owned:
