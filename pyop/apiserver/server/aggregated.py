@@ -94,6 +94,7 @@ class AggregatedServer(GenericAPIServer):
         self._stopped = asyncio.Event()
         self._tempdir: Path | None = None  # for_testing's
         self._certificate_reload: asyncio.Task[None] | None = None
+        self._background: list[asyncio.Task[None]] = []  # config.background's loops (CA reloads)
         self._routes: dict[int, tuple[Target | DiscoveryPath | None, str]] = {}  # request -> its route (metrics)
         config.health.add("shutdown", self._not_shutting_down, endpoints=("readyz",))
         self.add_path("/metrics", self._metrics)
@@ -134,6 +135,7 @@ class AggregatedServer(GenericAPIServer):
         if self.config.serving_certificates is not None:  # --serving-cert-secret: the Secret's pair, CA injected
             await self.config.serving_certificates.start(context, [(g.group, g.version) for g in self.groups])
         await self.listen(serving.bind_address, serving.port, context)
+        self._background = [asyncio.create_task(loop()) for loop in self.config.background]
         if self.config.options.secure_serving.tls_cert_file:  # cert-manager renews it in place: reload it
             watcher = CertWatcher(
                 context,
@@ -151,6 +153,9 @@ class AggregatedServer(GenericAPIServer):
             self._certificate_reload = None
         if self.config.serving_certificates is not None:
             await self.config.serving_certificates.stop()
+        for task in self._background:
+            task.cancel()
+        self._background = []
         await super().stop()
         await self.config.close()
         if self._tempdir is not None:

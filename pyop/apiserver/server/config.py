@@ -9,7 +9,8 @@ k8s.io/apiserver's ``RecommendedOptions.ApplyTo`` steps, in order:
 - authentication: the request-header settings from flags, else from ConfigMap kube-system/extension-apiserver-
   authentication (unless --authentication-skip-lookup; a failed lookup is fatal unless
   --authentication-tolerate-lookup-failure), the client CA likewise, TokenReviews through --authentication-kubeconfig
-  (in-cluster by default; without any, bearer tokens are refused);
+  (in-cluster by default; without any, bearer tokens are refused); the CA files and the ConfigMap's settings are
+  read again while the server runs (`pyop.apiserver.authentication.dynamic`);
 - authorization: SubjectAccessReviews through --authorization-kubeconfig (in-cluster by default; without any, only the
   always-allowed paths and groups pass);
 - storage: the --storage-backend under the watch cache.
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pyop.apiserver.admission.namespaces import NamespaceLifecycle
 from pyop.apiserver.authentication.delegating import (
@@ -30,6 +33,7 @@ from pyop.apiserver.authentication.delegating import (
     RequestHeaderConfig,
     TokenReviewAuthenticator,
 )
+from pyop.apiserver.authentication.dynamic import ConfigMapSettings, FileBundle, reloading
 from pyop.apiserver.authentication.x509 import CertificateBundle
 from pyop.apiserver.authorization.delegating import DelegatingAuthorizer
 from pyop.apiserver.server.cluster import (
@@ -77,6 +81,7 @@ class Config:
     core: ClusterClient | None = None  # the cluster's core API (namespaces), when reachable
     namespaces: NamespaceLifecycle | None = None  # admission of creates (None: disabled, or no cluster)
     serving_certificates: SelfManagedCertificates | None = None  # --serving-cert-secret's rotator and sync
+    background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)  # loops the server runs
 
     async def close(self) -> None:
         for client in self.clients:
@@ -123,7 +128,10 @@ async def _cluster(kubeconfig: str, what: str, observe: ReviewObserver | None = 
 
 
 async def _authenticator(
-    options: RecommendedOptions, clients: list[ClusterClient], metrics: ServerMetrics
+    options: RecommendedOptions,
+    clients: list[ClusterClient],
+    metrics: ServerMetrics,
+    background: list[Callable[[], Coroutine[Any, Any, None]]],
 ) -> DelegatingAuthenticator:
     authn = options.authentication
     cluster = await _cluster(authn.remote_kubeconfig_file, "authentication", metrics.observe_review)
@@ -162,12 +170,37 @@ async def _authenticator(
                 ) from None
             log.warning("cannot read kube-system/extension-apiserver-authentication: %s", error)
     tokens = TokenReviewAuthenticator(cluster, ttl=authn.cache_ttl) if cluster is not None else None
-    return DelegatingAuthenticator(
+    authenticator = DelegatingAuthenticator(
         request_header=RequestHeaderAuthenticator(request_header) if request_header else None,
         client_certificate=ClientCertificateAuthenticator(client_ca) if client_ca else None,
         tokens=tokens,
         anonymous=authn.anonymous,
     )
+    background.extend(_reloads(options, authenticator, cluster))
+    return authenticator
+
+
+def _reloads(
+    options: RecommendedOptions, authenticator: DelegatingAuthenticator, cluster: ClusterClient | None
+) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    """The loop that reads the CA files and the ConfigMap's settings again (kube's dynamic CA content)."""
+    authn = options.authentication
+    checks: list[Callable[[], bool | Awaitable[bool]]] = []
+    header, client = authenticator.request_header, authenticator.client_certificate
+    if authn.requestheader_client_ca_file and header is not None:
+        config = header.config
+        path = authn.requestheader_client_ca_file
+        checks.append(FileBundle(path, lambda bundle: setattr(config, "client_ca", bundle), config.client_ca.pem).check)
+    if authn.client_ca_file and client is not None:
+        path = authn.client_ca_file
+        checks.append(FileBundle(path, lambda bundle: setattr(client, "client_ca", bundle), client.client_ca.pem).check)
+    from_config_map = (not authn.requestheader_client_ca_file, not authn.client_ca_file)
+    if cluster is not None and not authn.skip_in_cluster_lookup and any(from_config_map):
+        settings = ConfigMapSettings(
+            cluster, authenticator, request_header=from_config_map[0], client_ca=from_config_map[1]
+        )
+        checks.append(settings.check)
+    return [reloading(checks, authn.ca_reload_interval)] if checks else []
 
 
 async def _authorizer(
@@ -193,11 +226,12 @@ async def build_config(options: RecommendedOptions) -> Config:
     """Validated options -> a complete Config (raises `OptionsError`, one line per problem)."""
     check(options)
     clients: list[ClusterClient] = []
+    background: list[Callable[[], Coroutine[Any, Any, None]]] = []
     metrics = ServerMetrics()
     health = HealthChecks()
     try:
         serving = serving_certificate(options)
-        authenticator = await _authenticator(options, clients, metrics)
+        authenticator = await _authenticator(options, clients, metrics, background)
         authorizer = await _authorizer(options, clients, metrics)
         core = clients[0] if clients and not options.kubeconfig else None
         if options.kubeconfig:
@@ -232,6 +266,7 @@ async def build_config(options: RecommendedOptions) -> Config:
         core=core,
         namespaces=namespaces,
         serving_certificates=certificates,
+        background=background,
     )
 
 

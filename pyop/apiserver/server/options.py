@@ -106,6 +106,7 @@ class DelegatingAuthenticationOptions:
     requestheader_extra_headers_prefix: list[str] = field(default_factory=lambda: ["X-Remote-Extra-"])
     requestheader_uid_headers: list[str] = field(default_factory=list)
     anonymous: bool = True  # --anonymous-auth: requests without credentials are system:anonymous (then authorized)
+    ca_reload_interval: float = 10.0  # seconds between reads of the CA files and the ConfigMap (no flag)
 
     def validate(self) -> list[str]:
         errors = []
