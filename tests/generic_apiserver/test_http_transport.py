@@ -7,6 +7,7 @@ on the same connection."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -185,3 +186,32 @@ async def test_an_upgrade_after_a_request_on_the_same_connection_is_served_by_ai
             assert message.data == "echo hello"
         async with session.get(server.url + "/version", headers={"Authorization": f"Bearer {TOKEN}"}) as response:
             assert (await response.json())["gitVersion"] == "v1.0.0"
+
+
+async def test_large_and_chunked_request_bodies_and_a_large_answer(servers: tuple[int, int, GenericAPIServer]) -> None:
+    """Bodies past the reader's buffer limits (the connection pauses and resumes reading), a chunked upload, and
+    an answer of several megabytes."""
+    _, _, server = servers
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    gadget = {
+        "apiVersion": "example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "big"},
+        "spec": {"blob": "x" * 3_000_000},
+    }
+    chunked = json.dumps({**gadget, "metadata": {"name": "big2"}}).encode()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(chunked), 100_000):
+            yield chunked[start : start + 100_000]
+
+    async with aiohttp.ClientSession() as session:
+        url = server.url + "/apis/example.com/v1/gadgets"
+        async with session.post(url, data=json.dumps(gadget).encode(), headers=headers) as response:
+            assert response.status == 201 and len((await response.json())["spec"]["blob"]) == 3_000_000
+        async with session.post(url, data=chunks(), headers=headers) as response:
+            assert response.status == 201 and (await response.json())["metadata"]["name"] == "big2"
+        async with session.get(url, headers=headers) as response:
+            listed = await response.json()
+            assert [item["metadata"]["name"] for item in listed["items"]] == ["big", "big2"]
+            assert int(response.headers["Content-Length"]) > 6_000_000
