@@ -130,5 +130,6 @@ def test_a_pyop_certificates_project_passes_make_lint_and_make_test(project: Pat
     ok(pyop("create", "apiserver", *FLUNDER, "--certificates", "pyop", cwd=project))
     run = _make(project, "lint", "test")
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
-    assert "test_apiserver_wardle_v1alpha1_flunder.py .." in run.stdout
+    # The third test: the server's own certificate, its CA injected into the APIService, through the aggregator.
+    assert "test_apiserver_wardle_v1alpha1_flunder.py ..." in run.stdout
     assert " failed" not in run.stdout
