@@ -172,6 +172,19 @@ async def test_pipelined_answers_come_in_order_and_the_connection_stays_open(
     assert b"Connection" not in raw and b'"gitVersion":"v1.0.0"' in second
 
 
+async def test_a_request_and_an_upgrade_in_one_write(servers: tuple[int, int, GenericAPIServer]) -> None:
+    """The request before the upgrade is answered by this transport, then aiohttp's handler takes the websocket."""
+    lean_port, _, _ = servers
+    upgrade = (
+        b"GET /echo HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    raw, _ = await _exchange(lean_port, _request("GET", "/version"), upgrade)
+    first, second = raw.split(b"HTTP/1.1 ")[1:3]
+    assert first.startswith(b"200 OK\r\n") and b'"gitVersion":"v1.0.0"' in first
+    assert second.startswith(b"101 Switching Protocols\r\n") and b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in second
+
+
 async def test_an_upgrade_after_a_request_on_the_same_connection_is_served_by_aiohttp(
     servers: tuple[int, int, GenericAPIServer],
 ) -> None:

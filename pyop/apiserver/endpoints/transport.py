@@ -128,8 +128,9 @@ class LeanConnection(BaseProtocol):
             if self._task is None:
                 self._next()
             return
-        for message, payload in messages:
-            if message.upgrade or upgraded:
+        last = len(messages) - 1
+        for index, (message, payload) in enumerate(messages):
+            if message.upgrade or (upgraded and index == last):  # the parser stops after an upgrade request
                 self._upgrade = (message, tail)
                 break
             self._queue.append((message, payload))
