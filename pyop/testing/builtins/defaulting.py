@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from pyop.api.quantity import QuantityError, parse_quantity
+from pyop.testing.builtins.defaulting_cluster import CLUSTER_DEFAULTERS
 from pyop.testing.builtins.hpa_versions import default_hpa
 
 TERMINATION_MESSAGE_PATH: Final = "/dev/termination-log"
@@ -508,6 +509,7 @@ DEFAULTERS: Final[dict[tuple[str, str], Callable[[Obj], None]]] = {
     ("batch", "CronJob"): cron_job,
     ("apiregistration.k8s.io", "APIService"): api_service,
     ("autoscaling", "HorizontalPodAutoscaler"): default_hpa,
+    **CLUSTER_DEFAULTERS,
 }
 """(group, kind) -> defaulter. ConfigMap's `SetDefaults_ConfigMap` (data = {}) is not here: an empty map is omitted
 when the object is encoded, so it is invisible to clients."""

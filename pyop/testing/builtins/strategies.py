@@ -18,6 +18,7 @@ from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy
 from pyop.testing.builtins import defaulting, kinds
 from pyop.testing.builtins.printers import BUILTIN_PRINTERS
+from pyop.testing.builtins.printers_cluster import CLUSTER_PRINTERS
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.builtins.validation import validate_object
 from pyop.testing.webhooks import config as webhook_config
@@ -30,7 +31,8 @@ class BuiltinKindStrategy(Strategy):
         super().__init__(resource_type)
         self.builtin = builtin
         self.generation = builtin.generation_rule(resource_type)
-        self.printer = BUILTIN_PRINTERS.get((resource_type.group, resource_type.kind))
+        key = (resource_type.group, resource_type.kind)
+        self.printer = BUILTIN_PRINTERS.get(key) or CLUSTER_PRINTERS.get(key)
 
     def decode(
         self, obj: dict[str, Any], field_validation: str, warnings: list[str], old: dict[str, Any] | None
