@@ -348,7 +348,8 @@ def _csi_node_row(obj: dict[str, Any], now: datetime) -> list[Any]:
 def _resource_quota_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     """`printResourceQuota`: used/hard per resource in name order, `limits.*` in the Limit column."""
     hard, used = _get(obj, "status", "hard") or {}, _get(obj, "status", "used") or {}
-    requests, limits = [], []
+    requests: list[str] = []
+    limits: list[str] = []
     for resource in sorted(hard):
         cell = f"{resource}: {used.get(resource, '0')}/{hard[resource]}"
         (limits if resource.split(".")[0] == "limits" and "." in resource else requests).append(cell)
