@@ -56,6 +56,7 @@ from pyop.testing.builtins.pod_stream_sessions import (
     run_port_handler,
     tcp_forwarder,
 )
+from pyop.testing.builtins.pod_subresources import validate_container
 
 # (user, request, verb): raises the 403 when the user may not (the test server's RBAC).
 Authorize = Callable[[Any, web.BaseRequest, str], None]
@@ -163,7 +164,7 @@ class PodStreams:
         self._compound_authorization(user, request)
         query = request.query
         pod = _pod(operations, namespace, name)
-        container = _stream_container(pod, query.get("container", ""))
+        container = validate_container(pod, query.get("container", ""))
         _bound(pod)
         command = query.getall("command", [])
         options = _stream_options(query)
@@ -182,7 +183,7 @@ class PodStreams:
     ) -> web.StreamResponse:
         self._compound_authorization(user, request)
         pod = _pod(operations, namespace, name)
-        container = _stream_container(pod, request.query.get("container", ""))
+        container = validate_container(pod, request.query.get("container", ""))
         _bound(pod)
         options = _stream_options(request.query)
         handler = self.attach_handlers.get((namespace, name, container))
@@ -227,29 +228,6 @@ def _pod(operations: Operations, namespace: str, name: str) -> dict[str, Any]:
     if pod is None:
         raise not_found("pods", "", name)
     return pod
-
-
-def _stream_container(pod: dict[str, Any], requested: str) -> str:
-    """The container a stream addresses, as kube's streamLocation picks and checks it."""
-    spec = pod.get("spec") or {}
-    name = pod["metadata"]["name"]
-    if requested:
-        names = [
-            c["name"] for key in ("containers", "initContainers", "ephemeralContainers") for c in spec.get(key) or []
-        ]
-        if requested not in names:
-            raise bad_request(f"container {requested} is not valid for pod {name}")
-        return requested
-    regular = [c["name"] for c in spec.get("containers") or []]
-    if len(regular) == 1:
-        return regular[0]
-    if not regular:
-        raise bad_request(f"a container name must be specified for pod {name}")
-    message = f"a container name must be specified for pod {name}, choose one of: [{' '.join(regular)}]"
-    init = [c["name"] for c in spec.get("initContainers") or []]
-    if init:
-        message += f" or one of the init containers: [{' '.join(init)}]"
-    raise bad_request(message)
 
 
 def _bound(pod: dict[str, Any]) -> None:

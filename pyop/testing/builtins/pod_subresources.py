@@ -200,7 +200,7 @@ class PodLogs:
     def get_log(self, operations: Operations, namespace: str, name: str, query: Any) -> web.StreamResponse:
         """The `GET pods/<name>/log` answer (text/plain)."""
         pod = _pod(operations, namespace, name)
-        container = _container(pod, query.get("container") or "")
+        container = validate_container(pod, query.get("container") or "")
         if not (pod.get("spec") or {}).get("nodeName"):
             return web.Response(body=b"", content_type="text/plain")
         text = self.texts.get((namespace, name, container), "")
@@ -215,21 +215,29 @@ class PodLogs:
         return web.Response(body=data, content_type="text/plain")
 
 
-def _container(pod: dict[str, Any], requested: str) -> str:
+def validate_container(pod: dict[str, Any], requested: str) -> str:
+    """The container a log or stream request addresses, as kube's `validateContainer` (pod strategy) picks and
+    checks it: the named one if the pod has it, else the pod's only container. A pod's
+    `kubectl.kubernetes.io/default-container` annotation is kubectl's to read, before it sends the request."""
     spec = pod.get("spec") or {}
-    names = [c["name"] for key in ("containers", "initContainers", "ephemeralContainers") for c in spec.get(key) or []]
     name = pod["metadata"]["name"]
     if requested:
+        names = [
+            c["name"] for key in ("containers", "initContainers", "ephemeralContainers") for c in spec.get(key) or []
+        ]
         if requested not in names:
             raise bad_request(f"container {requested} is not valid for pod {name}")
         return requested
     regular = [c["name"] for c in spec.get("containers") or []]
     if len(regular) == 1:
         return regular[0]
-    annotated = (pod["metadata"].get("annotations") or {}).get("kubectl.kubernetes.io/default-container")
-    if annotated in names:
-        return str(annotated)
-    raise bad_request(f"a container name must be specified for pod {name}, choose one of: [{' '.join(regular)}]")
+    if not regular:
+        raise bad_request(f"a container name must be specified for pod {name}")
+    message = f"a container name must be specified for pod {name}, choose one of: [{' '.join(regular)}]"
+    init = [c["name"] for c in spec.get("initContainers") or []]
+    if init:
+        message += f" or one of the init containers: [{' '.join(init)}]"
+    raise bad_request(message)
 
 
 def _int(query: Any, name: str) -> int | None:
