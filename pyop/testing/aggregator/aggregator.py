@@ -189,12 +189,27 @@ class Aggregator:
         self._openapi_v2[spec.name] = await self._fetch_openapi_v2(spec, url) if reachable else None
 
     async def _fetch_openapi_v2(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
-        """The server's ``/openapi/v2`` (Swagger 2.0, JSON), fetched as ``system:aggregator`` as kube-aggregator's
-        downloader does; None when it has none or answers something else."""
+        """The server's ``/openapi/v2`` (Swagger 2.0, JSON); None when it has none or answers something else."""
+        document = await self._fetch_openapi(spec, url, _OPENAPI_V2)
+        if document is None or not isinstance(document.get("paths") or {}, dict):
+            return None
+        return document
+
+    async def _fetch_openapi_entry(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
+        """The server's ``/openapi/v3`` index entry of ``apis/<group>/<version>`` (what the index lists for it)."""
+        index = await self._fetch_openapi(spec, url, _OPENAPI_V3)
+        if index is None or not isinstance(index.get("paths") or {}, dict):
+            return None  # not an OpenAPI v3 index
+        entry = (index.get("paths") or {}).get(f"apis/{spec.group}/{spec.version}")
+        return dict(entry) if isinstance(entry, dict) and entry.get("serverRelativeURL") else None
+
+    async def _fetch_openapi(self, spec: APIServiceSpec, url: str, path: str) -> dict[str, Any] | None:
+        """A JSON document of the server's, fetched as ``system:aggregator`` as kube-aggregator's downloader does;
+        None unless it answers 200 with a JSON object."""
         route = self._route(spec, url)
         try:
             async with self.proxy.session().get(
-                url + _OPENAPI_V2,
+                url + path,
                 headers={**dict(identity_headers(_OPENAPI_USER)), "Accept": "application/json"},
                 ssl=route.ssl_context,
                 server_hostname=route.server_name,
@@ -206,31 +221,7 @@ class Aggregator:
                 document = await answer.json(content_type=None)
         except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
             return None
-        if not isinstance(document, dict) or not isinstance(document.get("paths") or {}, dict):
-            return None
-        return document
-
-    async def _fetch_openapi_entry(self, spec: APIServiceSpec, url: str) -> dict[str, Any] | None:
-        """The server's ``/openapi/v3`` index entry of ``apis/<group>/<version>`` (what the index lists for it)."""
-        route = self._route(spec, url)
-        try:
-            async with self.proxy.session().get(
-                url + _OPENAPI_V3,
-                headers={**dict(identity_headers(_OPENAPI_USER)), "Accept": "application/json"},
-                ssl=route.ssl_context,
-                server_hostname=route.server_name,
-                allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(total=5.0),
-            ) as answer:
-                if answer.status != 200:
-                    return None
-                index = await answer.json()
-        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
-            return None
-        if not isinstance(index, dict) or not isinstance(index.get("paths") or {}, dict):
-            return None  # not an OpenAPI v3 index
-        entry = (index.get("paths") or {}).get(f"apis/{spec.group}/{spec.version}")
-        return dict(entry) if isinstance(entry, dict) and entry.get("serverRelativeURL") else None
+        return document if isinstance(document, dict) else None
 
     # --- OpenAPI v3 ------------------------------------------------------------------------------------
 
