@@ -212,7 +212,8 @@ class ApiHandler:
         if target.subresource == "token" and not (resource_type.token and "token" in self.subresource_creates):
             raise ApiError(404, "the server could not find the requested resource")
         special = f"{resource_type.storage_key}/{target.subresource}"
-        if target.subresource not in ("", "status", "scale", "finalize", "token") and not (
+        registry_subresources = ("", "status", "scale", "finalize", "token", *resource_type.update_subresources)
+        if target.subresource not in registry_subresources and not (
             special in self.subresource_creates
             or special in self.subresource_gets
             or special in self.subresource_connects
@@ -297,7 +298,7 @@ class ApiHandler:
                     lambda body: ops.update_scale(resource_type, ns, name, body, options), body, warnings
                 )
                 return _with_warnings(json_response(scaled), warnings + options.warnings)
-            subresource = "status" if target.subresource == "status" else ""
+            subresource = _registry_subresource(resource_type, target.subresource)
             updated = await self._admitted(
                 lambda body: ops.update(resource_type, ns, name, body, options, subresource=subresource),
                 body,
@@ -322,7 +323,7 @@ class ApiHandler:
                     warnings,
                 )
                 return _with_warnings(json_response(scaled), warnings + options.warnings)
-            subresource = "status" if target.subresource == "status" else ""
+            subresource = _registry_subresource(resource_type, target.subresource)
             result, was_created = await self._admitted(
                 lambda body: ops.patch(resource_type, ns, name, content_type, body, options, subresource=subresource),
                 body,
@@ -381,6 +382,11 @@ class ApiHandler:
             watcher.close()
             self.operations.end_watch(watcher)
         return response
+
+
+def _registry_subresource(resource_type: ResourceType, subresource: str) -> str:
+    """The subresource an update or patch writes through the registry as: `status`, or one of the kind's own."""
+    return subresource if subresource == "status" or subresource in resource_type.update_subresources else ""
 
 
 def _with_warnings(response: web.Response, warnings: list[str]) -> web.Response:

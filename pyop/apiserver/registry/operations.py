@@ -740,7 +740,10 @@ class Operations:
         sent_rv = new["metadata"].get("resourceVersion")
         if sent_rv and sent_rv != current_rv:
             raise conflict(resource_type.plural, resource_type.group, name, STALE_OBJECT)
-        if subresource == "status":
+        own = strategy.subresource_strategy(subresource) if subresource else None
+        if own is not None:  # the kind's own subresource strategy: what it keeps of the request, the rest reset
+            new = own.prepare_for_update(new, served, self)
+        elif subresource == "status":
             status = new.get("status")
             new = _writable_copy(served)
             if status is None:
@@ -765,6 +768,10 @@ class Operations:
         metadata["resourceVersion"] = current_rv
         strategy.prepare_for_update(new, current, self)
         new = self._admit(resource_type, new, served, options)
+        if own is not None:
+            causes = own.validate_update(new, served)
+            if causes:
+                raise invalid(resource_type.kind, resource_type.group, name, causes)
         metadata = new["metadata"]  # admission returns a new document
         validating = None
         if admitted:

@@ -75,6 +75,10 @@ class ResourceType:
     finalize: bool = False  # the Namespace `finalize` subresource
     token: bool = False  # the ServiceAccount `token` subresource (TokenRequest)
     special_subresources: tuple[SpecialSubresource, ...] = ()  # served by the server's own handlers
+    # Subresources read and written through the registry's get, update and patch of the object, with the kind's
+    # per-subresource strategy (`RESTStrategy.subresource_strategy`): a pod's `ephemeralcontainers`, a CSR's
+    # `approval`. Discovery lists them with the resource's kind and get/patch/update.
+    update_subresources: tuple[str, ...] = ()
 
     @cached_property
     def api_version(self) -> str:
@@ -153,6 +157,16 @@ class ResourceType:
                 }
             )
         entries.extend(special.discovery_entry(self.plural, self.namespaced) for special in self.special_subresources)
+        entries.extend(
+            {
+                "name": f"{self.plural}/{name}",
+                "singularName": "",
+                "namespaced": self.namespaced,
+                "kind": self.kind,
+                "verbs": ["get", "patch", "update"],
+            }
+            for name in self.update_subresources
+        )
         if self.scale is not None:
             entries.append(
                 {

@@ -95,6 +95,25 @@ class RESTStrategy(Protocol):
 
     def remove_finalizer(self, obj: dict[str, Any], finalizer: str) -> None: ...
 
+    def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None: ...
+
+
+class SubresourceStrategy(Protocol):
+    """An update of one subresource that keeps a few fields of the request and resets everything else from the
+    stored object: kube's per-subresource strategies (a pod's podEphemeralContainersStrategy, a CSR's
+    csrApprovalStrategy), their PrepareForUpdate and ValidateUpdate. The registry asks the kind's strategy for one
+    on every update and patch of a subresource (`status` included: a kind may replace the registry's own split of
+    spec and status); the kind's `prepare_for_update` and `validate` still run after it."""
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any], ctx: RegistryContext) -> dict[str, Any]:
+        """The object to write: ``old`` (the stored object, served) with what this subresource may change taken
+        from ``new`` (the request, decoded and defaulted). Neither argument is changed."""
+        ...
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
+        """What kube's ValidateUpdate of this subresource refuses, with its field paths."""
+        ...
+
 
 class Strategy:
     """A kind with no behaviour of its own: no generation, stored as sent, validated by nobody but the registry."""
@@ -151,6 +170,10 @@ class Strategy:
         """Whether something still holds the object (a Namespace also has `spec.finalizers`)."""
         return bool(obj["metadata"].get("finalizers"))
 
+    def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None:
+        """The update strategy of one of the kind's subresources, None for the registry's own (status, scale)."""
+        return None
+
     def remove_finalizer(self, obj: dict[str, Any], finalizer: str) -> None:
         remaining = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
         if remaining:
@@ -177,6 +200,7 @@ __all__ = [
     "RESTStrategy",
     "RegistryContext",
     "Strategy",
+    "SubresourceStrategy",
     "desired_state",
     "strategic_merge_unsupported",
 ]

@@ -9,9 +9,10 @@ categories and field selectors, which no OpenAPI document carries, from `names`.
 Subresources are listed (in discovery) and routed only where the server implements them faithfully: `status`
 (every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets: their selector is a
 LabelSelector), the Namespace `finalize` and the ServiceAccount `token` (pyop.testing.authorization.tokens), and
-pods' `log`, `eviction`, `binding` (pod_subresources) and `exec`, `attach`, `portforward` (pod_streaming). Pod
-`proxy`, `resize`, `ephemeralcontainers`, CSR `approval`, node and service `proxy` and
-the ReplicationController `scale` are absent (a 404, as for a resource a server does not have). The `Binding` kind
+pods' `log`, `eviction`, `binding` (pod_subresources), `exec`, `attach`, `portforward` (pod_streaming) and
+`ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources: updates through the registry with the pod's
+own subresource strategies). Pod, node and service `proxy`, CSR `approval` and the ReplicationController `scale`
+are absent (a 404, as for a resource a server does not have). The `Binding` kind
 (POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
 
 A resource served in two GA versions is served in the newest only (the server converts between versions of one
@@ -38,6 +39,11 @@ _NOT_SERVED: Final = frozenset({("", "bindings")})
 # Resources served in every GA version, each with the converter between them (stored in the newest).
 _CONVERTED: Final = {("autoscaling", "horizontalpodautoscalers"): HPAConversion()}
 _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
+# Subresources written through the registry with the kind's own subresource strategy (pod_update_subresources),
+# each with the first minor release that serves it by default (resize: InPlacePodVerticalScaling, beta in 1.33).
+_UPDATE_SUBRESOURCES: Final = {
+    ("", "pods"): (("ephemeralcontainers", (1, 0)), ("resize", (1, 33))),
+}
 # Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
 _SPECIAL_SUBRESOURCES: Final = {
     ("", "pods"): (
@@ -109,7 +115,15 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 finalize="finalize" in served,
                 token="token" in served,
                 special_subresources=_SPECIAL_SUBRESOURCES.get(key, ()),
+                update_subresources=tuple(
+                    name for name, since in _UPDATE_SUBRESOURCES.get(key, ()) if _minor_tuple(minor) >= since
+                ),
                 conversion=_CONVERTED.get(key),
             )
         )
     return tuple(types)
+
+
+def _minor_tuple(minor: str) -> tuple[int, int]:
+    major, _, rest = minor.partition(".")
+    return int(major), int(rest)

@@ -15,8 +15,9 @@ from pyop.api.status import StatusCause
 from pyop.apiserver.endpoints.printing import CREATED_AT, NAME, created_at_row
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceType
-from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy
+from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy, SubresourceStrategy
 from pyop.testing.builtins import defaulting, kinds
+from pyop.testing.builtins.pod_update_subresources import EphemeralContainersStrategy, ResizeStrategy
 from pyop.testing.builtins.printers import BUILTIN_PRINTERS
 from pyop.testing.builtins.printers_cluster import CLUSTER_PRINTERS
 from pyop.testing.builtins.strategy import BuiltinStrategy
@@ -82,6 +83,9 @@ class NamespaceStrategy(BuiltinKindStrategy):
 class PodStrategy(BuiltinKindStrategy):
     def set_create_defaults(self, obj: dict[str, Any], ctx: RegistryContext) -> None:
         obj["status"] = {"phase": "Pending", "qosClass": defaulting.qos_class(obj.get("spec"))}
+
+    def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None:
+        return _POD_SUBRESOURCES.get(subresource)  # served only where the catalog lists them (resize: 1.33+)
 
 
 class DeploymentStrategy(BuiltinKindStrategy):
@@ -174,6 +178,10 @@ class RBACStrategy(BuiltinKindStrategy):
     name_rule: NameRule = "path-segment"  # ValidateRBACName: `system:discovery` is a name
 
 
+_POD_SUBRESOURCES: dict[str, SubresourceStrategy] = {
+    "ephemeralcontainers": EphemeralContainersStrategy(),
+    "resize": ResizeStrategy(),
+}
 _BY_STORAGE_KEY: dict[str, type[BuiltinKindStrategy]] = {
     "namespaces": NamespaceStrategy,
     "pods": PodStrategy,
