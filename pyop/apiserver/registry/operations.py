@@ -129,6 +129,31 @@ def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": metadata}
 
 
+def _same_but_volatile(current: dict[str, Any], new: dict[str, Any]) -> bool:
+    """``_without_volatile(current) == _without_volatile(new)``, without building the two views (every update
+    asks; shared subtrees are decided by identity, as dict equality decides them)."""
+    if current.keys() != new.keys():
+        return False
+    for key, value in current.items():
+        other = new[key]
+        if key == "metadata":
+            old_meta, new_meta = current["metadata"], new["metadata"]  # both there: a KeyError, as the views raise
+            for name, item in old_meta.items():
+                if name in _IGNORED_FOR_NOOP:
+                    continue
+                found = new_meta.get(name, _ABSENT)
+                if found is not item and (found is _ABSENT or found != item):
+                    return False
+            if any(name not in old_meta for name in new_meta if name not in _IGNORED_FOR_NOOP):
+                return False
+        elif other is not value and other != value:
+            return False
+    return True
+
+
+_ABSENT: Final = object()
+
+
 def _in_wire_order(body: dict[str, Any]) -> bool:
     """apiVersion, kind and a metadata map first, in that order, as the server writes objects."""
     keys = iter(body)
@@ -808,8 +833,7 @@ class Operations:
         if validating is not None:
             run_validating(self.validating_plugins, validating, new, self.store, last=True)
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
-        current_view, new_view = _without_volatile(current), _without_volatile(new)
-        unchanged = new_view == current_view  # recording managedFields below changes neither view
+        unchanged = _same_but_volatile(current, new)  # recording managedFields below changes neither view
         live_managed = current["metadata"].get("managedFields")
         if unchanged and managed is None and (sent_managed is live_managed or sent_managed == live_managed):
             return served
@@ -847,7 +871,9 @@ class Operations:
         status: dict[str, Any] = {"replicas": _get_path(obj, scale.status_replicas_path) or 0}
         if scale.label_selector_path:
             selector = _get_path(obj, scale.label_selector_path)
-            if scale.selector_is_struct:
+            if scale.selector_is_map:
+                selector = selector_from_label_selector({"matchLabels": selector or {}})
+            elif scale.selector_is_struct:
                 selector = selector_from_label_selector(selector)
             if selector:
                 status["selector"] = selector

@@ -48,6 +48,8 @@ class ScaleSpec:
     label_selector_path: str | None = None
     # Built-in kinds keep a LabelSelector struct at the path; CRDs keep the serialized string form.
     selector_is_struct: bool = False
+    # A ReplicationController keeps a map of labels (its Scale's selector: labels.SelectorFromSet(...).String()).
+    selector_is_map: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ scope, verbs, subresources) comes from `_endpoints` (generated from the full Ope
 categories and field selectors, which no OpenAPI document carries, from `names`.
 
 Subresources are listed (in discovery) and routed only where the server implements them faithfully: `status`
-(every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets: their selector is a
-LabelSelector), the Namespace `finalize` and the ServiceAccount `token` (pyop.testing.authorization.tokens), and
-pods' `log`, `eviction`, `binding` (pod_subresources), `exec`, `attach`, `portforward` (pod_streaming) and
-`ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources: updates through the registry with the pod's
-own subresource strategies). Pod, node and service `proxy`, CSR `approval` and the ReplicationController `scale`
-are absent (a 404, as for a resource a server does not have). The `Binding` kind
-(POST pods' bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
+(every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets, whose selector is a LabelSelector,
+and the ReplicationController, whose selector is a map of labels), the Namespace `finalize`, the ServiceAccount
+`token` (pyop.testing.authorization.tokens), pods' `log`, `eviction`, `binding` (pod_subresources), `exec`,
+`attach`, `portforward` (pod_streaming), `ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources:
+registry updates with the pod's own subresource strategies, `_UPDATE_SUBRESOURCES`). Pod, node and service `proxy`
+and CSR `approval` are absent (a 404, as for a resource a server does not have). The `Binding` kind (POST pods'
+bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
 
 A resource served in two GA versions is served in the newest only (the server converts between versions of one
 resource by apiVersion alone), except the HorizontalPodAutoscaler: autoscaling/v1 and v2 are both served, as on a
@@ -34,7 +34,10 @@ from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
 
 _GA: Final = re.compile(r"^v\d+$")
 _STRUCT_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_struct=True)
+_MAP_SCALE: Final = ScaleSpec(".spec.replicas", ".status.replicas", ".spec.selector", selector_is_map=True)
 SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets")})
+# The ReplicationController's Scale: its selector is a map of labels (scaleFromRC).
+_SCALES: Final = {key: _STRUCT_SCALE for key in SCALED} | {("", "replicationcontrollers"): _MAP_SCALE}
 _NOT_SERVED: Final = frozenset({("", "bindings")})
 # Resources served in every GA version, each with the converter between them (stored in the newest).
 _CONVERTED: Final = {("autoscaling", "horizontalpodautoscalers"): HPAConversion()}
@@ -109,7 +112,7 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 categories=CATEGORIES.get(key, ()),
                 verbs=verbs,
                 has_status="status" in served,
-                scale=_STRUCT_SCALE if "scale" in served and key in SCALED else None,
+                scale=_SCALES.get(key) if "scale" in served else None,
                 storage_version=newest[key],
                 field_labels=FIELD_LABELS.get(key, {}),
                 finalize="finalize" in served,
