@@ -257,6 +257,12 @@ _NEVER_COMPARED = frozenset({"managedFields"})
 
 
 def _changes(old: Any, new: Any, t: Type, scope: Scope) -> tuple[FieldSet, FieldSet]:
+    keep = scope.keep
+    if keep is not None and isinstance(old, dict) and isinstance(new, dict):
+        # Only the kept top-level fields survive the filter below: compare those alone, in the objects' order (a
+        # status write no longer walks metadata to throw its changes away).
+        old = {key: value for key, value in old.items() if "f:" + key in keep}
+        new = {key: value for key, value in new.items() if "f:" + key in keep}
     comparison = compare(old, new, t, skip_metadata=_NEVER_COMPARED)
     changed = union(comparison.modified, comparison.added)
     return scope.filter(changed), scope.filter(comparison.removed)
