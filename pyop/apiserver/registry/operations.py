@@ -124,14 +124,10 @@ def _set_path(obj: dict[str, Any], path: str, value: Any) -> None:
     target[parts[-1]] = value
 
 
-def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
-    metadata = {k: v for k, v in obj["metadata"].items() if k not in _IGNORED_FOR_NOOP}
-    return {**obj, "metadata": metadata}
-
-
 def _same_but_volatile(current: dict[str, Any], new: dict[str, Any]) -> bool:
-    """``_without_volatile(current) == _without_volatile(new)``, without building the two views (every update
-    asks; shared subtrees are decided by identity, as dict equality decides them)."""
+    """Whether the two objects are equal but for the metadata fields a no-op write may change (resourceVersion,
+    managedFields): what comparing the two objects with those fields left out says, without building the two
+    copies (every update asks; shared subtrees are decided by identity, as dict equality decides them)."""
     if current.keys() != new.keys():
         return False
     for key, value in current.items():
@@ -151,7 +147,7 @@ def _same_but_volatile(current: dict[str, Any], new: dict[str, Any]) -> bool:
     return True
 
 
-_ABSENT: Final = object()
+_ABSENT = object()
 
 
 def _in_wire_order(body: dict[str, Any]) -> bool:
