@@ -37,6 +37,7 @@ from pyop.apiserver.server.tls import ServingCertificate
 from pyop.apiserver.storage.store import Store
 from pyop.client.config import ClientConfig
 from pyop.testing.admission import kube_admission_plugins, kube_validating_plugins
+from pyop.testing.admission.certificate_approval import rbac_approve_check
 from pyop.testing.admission.priority import install_priority_classes
 from pyop.testing.aggregator import Aggregator
 from pyop.testing.authorization import Authorization
@@ -180,7 +181,7 @@ class TestAPIServer(GenericAPIServer):
         self._tempdir: Path | None = None
         self.kubeconfig_path = Path()
         self.operations.admission_plugins = kube_admission_plugins()
-        self.operations.validating_plugins = kube_validating_plugins()
+        self.operations.validating_plugins = kube_validating_plugins(rbac_approve_check(self.authorization))
         namespace_type = self.resources.lookup("", "v1", "namespaces")
         for name in INITIAL_NAMESPACES:
             self.operations.create(

@@ -7,12 +7,14 @@
 Validating, after the kinds' own validation:
 - `limit_ranger`: LimitRanger's checks;
 - `pod_security`: PodSecurity (the namespace's Pod Security Standard: refusals, warnings, label checks);
+- `certificate_approval`: CertificateApproval: `approve` on the CSR's signer for `approval` writes;
 - `resource_quota`: ResourceQuota (usage against the namespace's quotas), after the validating webhooks.
 """
 
 from __future__ import annotations
 
 from pyop.apiserver.admission.plugins import MutatingPlugin, ValidatingPlugin
+from pyop.testing.admission.certificate_approval import ApproveCheck, CertificateApproval
 from pyop.testing.admission.default_toleration_seconds import DefaultTolerationSeconds
 from pyop.testing.admission.limit_ranger import LimitRangerMutation, LimitRangerValidation
 from pyop.testing.admission.pod_security import PodSecurity
@@ -26,9 +28,11 @@ def kube_admission_plugins() -> tuple[MutatingPlugin, ...]:
     return (LimitRangerMutation(), ServiceAccountAdmission(), Priority(), DefaultTolerationSeconds())
 
 
-def kube_validating_plugins() -> tuple[ValidatingPlugin, ...]:
-    """The validating ones, in kube-apiserver's order (ResourceQuota last, after the webhooks)."""
-    return (LimitRangerValidation(), PodSecurity(), ResourceQuotaAdmission())
+def kube_validating_plugins(may_approve: ApproveCheck | None = None) -> tuple[ValidatingPlugin, ...]:
+    """The validating ones, in kube-apiserver's order (ResourceQuota last, after the webhooks); ``may_approve``:
+    the authorizer's answer CertificateApproval asks (certificate_approval.rbac_approve_check), none: not run."""
+    approval: tuple[ValidatingPlugin, ...] = (CertificateApproval(may_approve),) if may_approve is not None else ()
+    return (LimitRangerValidation(), PodSecurity(), *approval, ResourceQuotaAdmission())
 
 
 __all__ = ["kube_admission_plugins", "kube_validating_plugins"]

@@ -10,10 +10,11 @@ Subresources are listed (in discovery) and routed only where the server implemen
 (every kind with one), `scale` (apps' Deployments, ReplicaSets and StatefulSets, whose selector is a LabelSelector,
 and the ReplicationController, whose selector is a map of labels), the Namespace `finalize`, the ServiceAccount
 `token` (pyop.testing.authorization.tokens), pods' `log`, `eviction`, `binding` (pod_subresources), `exec`,
-`attach`, `portforward` (pod_streaming), `ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources:
-registry updates with the pod's own subresource strategies, `_UPDATE_SUBRESOURCES`). Pod, node and service `proxy`
-and CSR `approval` are absent (a 404, as for a resource a server does not have). The `Binding` kind (POST pods'
-bindings, the scheduler's write) is not served either: it needs a scheduler's semantics.
+`attach`, `portforward` (pod_streaming), `ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources),
+and the CertificateSigningRequest `approval` (csr_approval): the last three are registry updates with the kind's
+own subresource strategy (`_UPDATE_SUBRESOURCES`). Pod, node and service `proxy` are absent (a 404, as for a
+resource a server does not have). The `Binding` kind (POST pods' bindings, the scheduler's write) is not served
+either: it needs a scheduler's semantics.
 
 A resource served in two GA versions is served in the newest only (the server converts between versions of one
 resource by apiVersion alone), except the HorizontalPodAutoscaler: autoscaling/v1 and v2 are both served, as on a
@@ -46,6 +47,7 @@ _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"}
 # each with the first minor release that serves it by default (resize: InPlacePodVerticalScaling, beta in 1.33).
 _UPDATE_SUBRESOURCES: Final = {
     ("", "pods"): (("ephemeralcontainers", (1, 0)), ("resize", (1, 33))),
+    ("certificates.k8s.io", "certificatesigningrequests"): (("approval", (1, 0)),),
 }
 # Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
 _SPECIAL_SUBRESOURCES: Final = {

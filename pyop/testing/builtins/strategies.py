@@ -16,7 +16,7 @@ from pyop.apiserver.endpoints.printing import CREATED_AT, NAME, created_at_row
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy, SubresourceStrategy
-from pyop.testing.builtins import defaulting, kinds
+from pyop.testing.builtins import csr_approval, defaulting, kinds
 from pyop.testing.builtins.pod_update_subresources import EphemeralContainersStrategy, ResizeStrategy
 from pyop.testing.builtins.printers import BUILTIN_PRINTERS
 from pyop.testing.builtins.printers_cluster import CLUSTER_PRINTERS
@@ -86,6 +86,16 @@ class PodStrategy(BuiltinKindStrategy):
 
     def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None:
         return _POD_SUBRESOURCES.get(subresource)  # served only where the catalog lists them (resize: 1.33+)
+
+
+class CertificateSigningRequestStrategy(BuiltinKindStrategy):
+    """csrStrategy: immutable but through its subresources (`approval`, `status`: csr_approval)."""
+
+    def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], ctx: RegistryContext) -> None:
+        obj["spec"] = old.get("spec")
+
+    def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None:
+        return csr_approval.SUBRESOURCES.get(subresource)
 
 
 class DeploymentStrategy(BuiltinKindStrategy):
@@ -190,6 +200,7 @@ _BY_STORAGE_KEY: dict[str, type[BuiltinKindStrategy]] = {
     "persistentvolumeclaims": PersistentVolumeClaimStrategy,
     "secrets": SecretStrategy,
     "jobs.batch": JobStrategy,
+    csr_approval.CSR_KEY: CertificateSigningRequestStrategy,
     webhook_config.MUTATING_KEY: WebhookConfigurationStrategy,
     webhook_config.VALIDATING_KEY: WebhookConfigurationStrategy,
     kinds.CRD_STORAGE_KEY: CustomResourceDefinitionStrategy,

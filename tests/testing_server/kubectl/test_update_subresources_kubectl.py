@@ -36,3 +36,16 @@ async def test_kubectl_scale_rc_writes_through_the_scale_subresource(api: Api, k
     status, stored = await api.get(f"{RCS}/web")
     assert stored["spec"]["replicas"] == 4
     assert any(e.get("subresource") == "scale" for e in stored["metadata"]["managedFields"])
+
+
+async def test_kubectl_certificate_approve_then_deny(api: Api, kubectl: Kubectl) -> None:
+    from testing_server.test_csr_approval import CSRS, make_csr
+
+    await make_csr(api)
+    result = await kubectl("certificate", "approve", "web")
+    assert "approved" in result.stdout
+    status, csr = await api.get(f"{CSRS}/web")
+    [condition] = csr["status"]["conditions"]
+    assert (condition["type"], condition["status"], condition["reason"]) == ("Approved", "True", "KubectlApprove")
+    refused = await kubectl("certificate", "deny", "web", check=False)  # kubectl refuses before it sends
+    assert 'certificate signing request "web" is already Approved' in refused.stderr
