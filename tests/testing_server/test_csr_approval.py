@@ -6,6 +6,7 @@ conditions as stored, kube's condition validation, and the CertificateApproval a
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
@@ -160,3 +161,22 @@ async def test_approving_needs_approve_on_the_signer(server: TestAPIServer, api:
     await _as_alice(server, api, [update, signers])
     async with api.session.put(f"{CSRS}/web/approval", json=body, headers=headers) as response:
         assert response.status == 200, await response.text()
+
+
+async def test_the_official_client_approves_through_the_subresource(server: TestAPIServer, api: Api) -> None:
+    kubernetes = pytest.importorskip("kubernetes")
+    await make_csr(api)
+    configuration = kubernetes.client.Configuration()
+    configuration.host = server.url
+    configuration.api_key = {"authorization": f"Bearer {server.token}"}
+    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
+    certificates = kubernetes.client.CertificatesV1Api(kubernetes.client.ApiClient(configuration))
+    csr = await asyncio.to_thread(certificates.read_certificate_signing_request_approval, "web")
+    condition = kubernetes.client.V1CertificateSigningRequestCondition(
+        type="Approved", status="True", reason="ByTest", message="approved by the test"
+    )
+    csr.status.conditions = [condition]
+    approved = await asyncio.to_thread(certificates.replace_certificate_signing_request_approval, "web", csr)
+    [stored] = approved.status.conditions
+    assert (stored.type, stored.reason) == ("Approved", "ByTest")
+    assert stored.last_update_time is not None

@@ -5,6 +5,7 @@ rules with kube's paths and messages; the pod's spec reads back with the new res
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -121,3 +122,18 @@ async def test_resize_on_1_33(api: Api) -> None:
     await make_pod(api, BURSTABLE)
     status, answer = await resize(api, {**BURSTABLE, "limits": {"cpu": "2", "memory": "256Mi"}})
     assert status == 200, answer
+
+
+async def test_the_official_client_resizes_a_pod(server: TestAPIServer, api: Api) -> None:
+    kubernetes = pytest.importorskip("kubernetes")
+    await make_pod(api, BURSTABLE)
+    configuration = kubernetes.client.Configuration()
+    configuration.host = server.url
+    configuration.api_key = {"authorization": f"Bearer {server.token}"}
+    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
+    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    patch = {"spec": {"containers": [{"name": "app", "resources": {**BURSTABLE, "requests": {"cpu": "300m"}}}]}}
+    resized = await asyncio.to_thread(core.patch_namespaced_pod_resize, "web-1", "default", patch)
+    assert resized.spec.containers[0].resources.requests == {"cpu": "300m", "memory": "64Mi"}
+    read = await asyncio.to_thread(core.read_namespaced_pod_resize, "web-1", "default")
+    assert read.spec.containers[0].resources.requests["cpu"] == "300m"
