@@ -9,6 +9,7 @@ kube-apiserver answers them.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -103,7 +104,7 @@ class FieldManager:
         ``live`` itself when it holds the very same entries (nothing to store anew)."""
         entries, decoded = mf.encode_with_managers(managers)
         same_length = isinstance(live, list) and len(live) == len(entries)
-        if same_length and all(a is b for a, b in zip(live, entries, strict=True)):
+        if same_length and all(map(operator.is_, live, entries)):  # the lengths are equal: no entry left out
             entries = live
         if entries:
             self._remember(entries, decoded)
