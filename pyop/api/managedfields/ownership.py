@@ -308,6 +308,11 @@ def create(
     """``update`` from the kind's empty object to ``obj``, the fields of a create: ``existing`` are the top-level
     struct fields the empty object has (a built-in's metadata, spec, status), so they are not owned as a whole;
     everything else is new. One walk of ``obj`` instead of a comparison."""
+    if not managers:
+        owned = _created_owned(obj, t, existing)
+        if owned is not None:
+            owned = scope.filter(owned)
+            return {writer.identity: _with(writer, owned, writer.time)} if owned else {}
     changed: FieldSet = {}
     for key, value in obj.items():
         child_type = t.child(key)
@@ -322,6 +327,47 @@ def create(
         else:
             changed["f:" + key] = {}
     return _updated(managers, writer, scope.filter(changed), {})
+
+
+_STRIPPED_METADATA = frozenset(key[2:] for key in _STRIPPED["f:metadata"] if key != ".")
+_STRIPPED_TOP = frozenset(key[2:] for key in _STRIPPED if key != "f:metadata")
+
+
+def _created_owned(obj: Mapping[str, Any], t: Type, existing: frozenset[str]) -> FieldSet | None:
+    """What the writer of a create owns when nobody else owns anything: ``create``'s changed paths less the
+    stripped ones (apiVersion, kind, metadata's name, uid, ...), built without them instead of walking them and
+    taking them away again. None when a stripped field holds a non-empty object or list (taking it away keeps what
+    is below it: the general path computes that)."""
+    owned: FieldSet = {}
+    for key, value in obj.items():
+        if key in _STRIPPED_TOP:
+            if isinstance(value, dict | list) and value:
+                return None
+            continue
+        child_type = t.child(key)
+        if key == "metadata":
+            if not isinstance(value, dict):
+                return None
+            kept: dict[str, Any] = {}
+            for name, item in value.items():
+                if name not in _STRIPPED_METADATA:
+                    kept[name] = item
+                elif isinstance(item, dict | list) and item:
+                    return None
+            below = added_field_set(kept, child_type) if kept else {}
+            if below:
+                owned["f:metadata"] = below  # not a member: the object's metadata itself is never owned
+        elif key not in existing:
+            below = added_field_set(value, child_type)
+            owned["f:" + key] = {".": {}, **below} if below else {}
+        elif isinstance(value, dict):
+            if value:
+                below = added_field_set(value, child_type)
+                if below:
+                    owned["f:" + key] = below
+        else:
+            owned["f:" + key] = {}
+    return owned
 
 
 def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: FieldSet) -> Managers:
