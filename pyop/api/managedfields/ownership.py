@@ -377,12 +377,16 @@ def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: Fi
         # The writer changed values it already owns and nobody else owns (the common update of an object, or of
         # its status, by its own writer): it keeps the same fields, with this write's time, and the others keep
         # theirs. What the general path below computes (the writer loses the changed paths and owns them again),
-        # without building the sets anew.
+        # without building the sets anew. The changed paths may include stripped ones (a spec change bumps
+        # metadata.generation): the writer never owns those, so when it owns none of them either, losing and owning
+        # again still leaves its fields as they were.
         own = managers.get(writer.identity)
+        owned = difference(changed, _STRIPPED) if own is not None and own.fields else None
         if (
             own is not None
-            and is_subset(changed, own.fields)
-            and difference(changed, _STRIPPED) is changed
+            and owned
+            and is_subset(owned, own.fields)
+            and (owned is changed or difference(own.fields, _STRIPPED) is own.fields)
             and all(m is own or (m.fields and difference(m.fields, changed) is m.fields) for m in managers.values())
         ):
             if own.time == writer.time:
