@@ -19,6 +19,17 @@ def connector(server: Any) -> aiohttp.TCPConnector:
     return aiohttp.TCPConnector(ssl=server.ssl_context() or True)
 
 
+def official_client(server: Any, token: str | None = None) -> Any:
+    """An ApiClient of the official `kubernetes` client for the test server, with its token (or ``token``) and CA;
+    the calling test skips where that client is not installed. The client is synchronous: call it in a thread."""
+    kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client drives this test")
+    configuration = kubernetes.client.Configuration()
+    configuration.host = server.url
+    configuration.api_key = {"authorization": f"Bearer {token or server.token}"}
+    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
+    return kubernetes.client.ApiClient(configuration)
+
+
 class Api:
     """HTTP helper: every call returns (status, decoded JSON body)."""
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, official_client
 
 x509 = pytest.importorskip("cryptography.x509")
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
@@ -166,11 +166,7 @@ async def test_approving_needs_approve_on_the_signer(server: TestAPIServer, api:
 async def test_the_official_client_approves_through_the_subresource(server: TestAPIServer, api: Api) -> None:
     kubernetes = pytest.importorskip("kubernetes")
     await make_csr(api)
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    certificates = kubernetes.client.CertificatesV1Api(kubernetes.client.ApiClient(configuration))
+    certificates = kubernetes.client.CertificatesV1Api(official_client(server))
     csr = await asyncio.to_thread(certificates.read_certificate_signing_request_approval, "web")
     condition = kubernetes.client.V1CertificateSigningRequestCondition(
         type="Approved", status="True", reason="ByTest", message="approved by the test"

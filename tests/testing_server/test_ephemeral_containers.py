@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, official_client
 
 kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client drives some of these tests")
 client = kubernetes.client
@@ -169,21 +169,13 @@ async def test_a_watch_sees_the_added_container(api: Api) -> None:
         watch.close()
 
 
-def _api_client(server: TestAPIServer) -> Any:
-    configuration = client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    return client.ApiClient(configuration)
-
-
 async def _call(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await asyncio.to_thread(function, *args, **kwargs)
 
 
 async def test_the_official_client_patches_and_reads_ephemeral_containers(server: TestAPIServer, api: Api) -> None:
     await make_pod(api)
-    core = client.CoreV1Api(_api_client(server))
+    core = client.CoreV1Api(official_client(server))
     patched = await _call(
         core.patch_namespaced_pod_ephemeralcontainers,
         "web-1",

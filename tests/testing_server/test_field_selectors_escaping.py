@@ -18,7 +18,7 @@ import pytest
 
 from pyop.client import DynamicClient, Transport
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, official_client
 
 EVENTS = "/api/v1/namespaces/default/events"
 REASONS = {"comma": "Back,Off", "equals": "a=b", "backslash": "C:\\dir", "plain": "Started"}
@@ -81,11 +81,7 @@ async def test_pyop_client_escapes_dict_values(server: TestAPIServer, api: Api) 
 async def test_official_client_and_kubectl(server: TestAPIServer, api: Api, tmp_path: Path) -> None:
     await make_events(api)
     kubernetes = pytest.importorskip("kubernetes")
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    core = kubernetes.client.CoreV1Api(official_client(server))
 
     def run() -> Any:
         return core.list_namespaced_event("default", field_selector="reason=a\\=b")

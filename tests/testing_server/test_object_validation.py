@@ -12,7 +12,7 @@ import pytest
 
 from pyop.api.validation import label_value_problems, qualified_name_problems
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, official_client
 
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
@@ -182,11 +182,7 @@ def test_the_string_checks_are_apimachinerys() -> None:
 
 async def test_the_official_client_sees_the_422_from_a_thread(server: TestAPIServer) -> None:
     kubernetes = pytest.importorskip("kubernetes")
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    apps = kubernetes.client.AppsV1Api(kubernetes.client.ApiClient(configuration))
+    apps = kubernetes.client.AppsV1Api(official_client(server))
     body = deployment(selector={"matchLabels": {"app": "other"}})
 
     def create() -> Any:

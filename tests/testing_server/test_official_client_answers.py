@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import eventually
+from testing_server.helpers import eventually, official_client
 
 kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client drives these tests")
 client = kubernetes.client
@@ -28,14 +28,6 @@ ApiException = kubernetes.client.exceptions.ApiException
 
 T = TypeVar("T")
 APPLY = "application/apply-patch+yaml"
-
-
-def api_client(server: TestAPIServer, token: str | None = None) -> Any:
-    configuration = client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {token or server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    return client.ApiClient(configuration)
 
 
 async def call(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -89,12 +81,12 @@ def deployment(name: str = "web", *, labels: dict[str, str] | None = None, image
 
 @pytest.fixture
 def core(server: TestAPIServer) -> Any:
-    return client.CoreV1Api(api_client(server))
+    return client.CoreV1Api(official_client(server))
 
 
 @pytest.fixture
 def apps(server: TestAPIServer) -> Any:
-    return client.AppsV1Api(api_client(server))
+    return client.AppsV1Api(official_client(server))
 
 
 # 1. API defaulting --------------------------------------------------------------------------------------------------
@@ -316,7 +308,7 @@ async def test_a_service_account_without_rbac_is_forbidden_until_a_role_allows_i
     await call(core.create_namespaced_service_account, "default", client.V1ServiceAccount(metadata={"name": "robot"}))
     request = client.AuthenticationV1TokenRequest(spec=client.V1TokenRequestSpec(audiences=[]))
     token = (await call(core.create_namespaced_service_account_token, "robot", "default", request)).status.token
-    robot = client.CoreV1Api(api_client(server, token))
+    robot = client.CoreV1Api(official_client(server, token))
 
     code, status = await refusal(robot.list_namespaced_pod, "default")
     assert (code, status["reason"]) == (403, "Forbidden")

@@ -19,7 +19,7 @@ import pytest
 
 from pyop.testing import TestAPIServer
 from pyop.testing.builtins.pod_streaming import ExecSession, PortWriter
-from testing_server.helpers import Api, connector
+from testing_server.helpers import Api, connector, official_client
 
 kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client drives these tests")
 from kubernetes.stream import portforward, stream  # noqa: E402
@@ -28,14 +28,6 @@ client = kubernetes.client
 ApiException = kubernetes.client.exceptions.ApiException
 T = TypeVar("T")
 PODS = "/api/v1/namespaces/default/pods"
-
-
-def api_client(server: TestAPIServer, token: str | None = None) -> Any:
-    configuration = client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {token or server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    return client.ApiClient(configuration)
 
 
 async def call(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -85,7 +77,7 @@ async def echo(reader: asyncio.StreamReader, writer: PortWriter) -> None:
 async def test_stream_runs_the_command_and_returns_its_output(server: TestAPIServer, api: Api) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", shell)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     output = await call(
         stream, core.connect_get_namespaced_pod_exec, "web-1", "default", command=["echo", "hello", "world"],
         stderr=True, stdin=False, stdout=True, tty=False,
@@ -96,7 +88,7 @@ async def test_stream_runs_the_command_and_returns_its_output(server: TestAPISer
 async def test_stream_reports_stderr_and_the_exit_code(server: TestAPIServer, api: Api) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", shell)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     response = await call(
         stream, core.connect_get_namespaced_pod_exec, "web-1", "default", command=["fail", "3"],
         stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False,
@@ -109,7 +101,7 @@ async def test_stream_reports_stderr_and_the_exit_code(server: TestAPIServer, ap
 async def test_stream_with_stdin_closes_it_with_the_v5_signal(server: TestAPIServer, api: Api) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", shell)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     response = await call(
         stream, core.connect_get_namespaced_pod_exec, "web-1", "default", command=["cat"],
         stderr=True, stdin=True, stdout=True, tty=False, _preload_content=False,
@@ -125,7 +117,7 @@ async def test_stream_with_stdin_closes_it_with_the_v5_signal(server: TestAPISer
 async def test_portforward_reaches_the_port_handler(server: TestAPIServer, api: Api) -> None:
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_port("default", "web-1", 8080, echo)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     forward = await call(portforward, core.connect_get_namespaced_pod_portforward, "web-1", "default", ports="8080")
     sock = forward.socket(8080)
     sock.settimeout(10)
@@ -146,7 +138,7 @@ async def test_portforward_to_a_port_nothing_listens_on_reports_the_kubelets_err
     server: TestAPIServer, api: Api
 ) -> None:
     await make_pod(api, "web-1", "app")
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     forward = await call(portforward, core.connect_get_namespaced_pod_portforward, "web-1", "default", ports="9090")
     sock = forward.socket(9090)
     sock.settimeout(10)
@@ -168,7 +160,7 @@ async def test_forward_port_to_a_real_tcp_server(server: TestAPIServer, api: Api
     try:
         await make_pod(api, "web-1", "app")
         server.pod_streams.forward_port("default", "web-1", 5432, target)
-        core = client.CoreV1Api(api_client(server))
+        core = client.CoreV1Api(official_client(server))
         forward = await call(portforward, core.connect_get_namespaced_pod_portforward, "web-1", "default", ports="5432")
         sock = forward.socket(5432)
         sock.settimeout(10)
@@ -190,7 +182,7 @@ async def test_forward_port_to_a_real_tcp_server(server: TestAPIServer, api: Api
 
 
 async def _exec_refusal(server: TestAPIServer, name: str, **kwargs: Any) -> tuple[int, str]:
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     arguments: dict[str, Any] = {"command": ["echo"], "stdout": True, "stderr": True, "stdin": False, "tty": False}
     try:
         await call(stream, core.connect_get_namespaced_pod_exec, name, "default", **{**arguments, **kwargs})
@@ -334,7 +326,7 @@ async def test_a_handler_that_raises_is_an_internal_error(server: TestAPIServer,
 
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_exec("default", "web-1", broken)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     response = await call(
         stream, core.connect_get_namespaced_pod_exec, "web-1", "default", command=["x"],
         stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False,
@@ -353,7 +345,7 @@ async def test_attach_runs_the_containers_handler(server: TestAPIServer, api: Ap
 
     await make_pod(api, "web-1", "app", "sidecar")
     server.pod_streams.on_attach("default", "web-1", "sidecar", main_process)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     response = await call(
         stream, core.connect_get_namespaced_pod_attach, "web-1", "default", container="sidecar",
         stderr=True, stdin=True, stdout=True, tty=False, _preload_content=False,
@@ -403,7 +395,7 @@ async def test_portforward_of_two_ports_uses_two_channels_each(server: TestAPISe
     await make_pod(api, "web-1", "app")
     server.pod_streams.on_port("default", "web-1", 8080, echo)
     server.pod_streams.on_port("default", "web-1", 9090, banner)
-    core = client.CoreV1Api(api_client(server))
+    core = client.CoreV1Api(official_client(server))
     forward = await call(
         portforward, core.connect_get_namespaced_pod_portforward, "web-1", "default", ports="8080,9090"
     )

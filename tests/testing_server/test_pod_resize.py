@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api, api_for
+from testing_server.helpers import Api, api_for, official_client
 
 PODS = "/api/v1/namespaces/default/pods"
 STRATEGIC = "application/strategic-merge-patch+json"
@@ -127,11 +127,7 @@ async def test_resize_on_1_33(api: Api) -> None:
 async def test_the_official_client_resizes_a_pod(server: TestAPIServer, api: Api) -> None:
     kubernetes = pytest.importorskip("kubernetes")
     await make_pod(api, BURSTABLE)
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    core = kubernetes.client.CoreV1Api(official_client(server))
     patch = {"spec": {"containers": [{"name": "app", "resources": {**BURSTABLE, "requests": {"cpu": "300m"}}}]}}
     resized = await asyncio.to_thread(core.patch_namespaced_pod_resize, "web-1", "default", patch)
     assert resized.spec.containers[0].resources.requests == {"cpu": "300m", "memory": "64Mi"}

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api, deployment
+from testing_server.helpers import Api, deployment, official_client
 
 RESTRICTED_MESSAGE = (
     'violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set '
@@ -208,11 +208,7 @@ async def test_kubectl_shows_the_refusal_and_the_warnings(server: TestAPIServer,
 async def test_official_client_reads_the_refusal(server: TestAPIServer, api: Api) -> None:
     kubernetes = pytest.importorskip("kubernetes")
     await namespace(api, "official", enforce="restricted")
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    core = kubernetes.client.CoreV1Api(official_client(server))
 
     def run() -> Any:
         try:

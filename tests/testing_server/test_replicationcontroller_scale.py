@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api
+from testing_server.helpers import Api, official_client
 
 RCS = "/api/v1/namespaces/default/replicationcontrollers"
 MERGE = "application/merge-patch+json"
@@ -64,11 +64,7 @@ async def test_the_scale_shows_the_map_selector_and_writes_replicas(api: Api) ->
 async def test_the_official_client_scales_a_replication_controller(server: TestAPIServer, api: Api) -> None:
     kubernetes = pytest.importorskip("kubernetes")
     await api.create_ok(RCS, controller())
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    core = kubernetes.client.CoreV1Api(official_client(server))
     scaled = await asyncio.to_thread(
         core.patch_namespaced_replication_controller_scale, "web", "default", {"spec": {"replicas": 2}}
     )

@@ -17,7 +17,7 @@ import pytest
 
 from pyop.client import DynamicClient, ForbiddenError, Transport
 from pyop.testing import TestAPIServer
-from testing_server.helpers import Api, deployment
+from testing_server.helpers import Api, deployment, official_client
 
 NS = "/api/v1/namespaces/default"
 QUOTAS = f"{NS}/resourcequotas"
@@ -239,11 +239,7 @@ async def test_pyop_client_sees_a_forbidden_error(server: TestAPIServer, api: Ap
 
 async def test_official_client_reads_the_refusal_and_the_status(server: TestAPIServer) -> None:
     kubernetes = pytest.importorskip("kubernetes")
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    core = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(configuration))
+    core = kubernetes.client.CoreV1Api(official_client(server))
 
     def run() -> tuple[Any, Any]:
         core.create_namespaced_resource_quota("default", {"metadata": {"name": "q"}, "spec": {"hard": {"pods": "0"}}})

@@ -15,7 +15,7 @@ import pytest
 
 from pyop.client import ConflictError, DynamicClient, Transport
 from pyop.testing import TestAPIServer
-from testing_server.helpers import CM, DEPLOY, Api
+from testing_server.helpers import CM, DEPLOY, Api, official_client
 
 APPLY = "application/apply-patch+yaml"
 MERGE = "application/merge-patch+json"
@@ -496,11 +496,7 @@ async def test_pyop_client_apply_conflict_and_force(server: TestAPIServer) -> No
 
 async def test_official_kubernetes_client_apply_conflict_and_force(server: TestAPIServer) -> None:
     kubernetes = pytest.importorskip("kubernetes")
-    configuration = kubernetes.client.Configuration()
-    configuration.host = server.url
-    configuration.api_key = {"authorization": f"Bearer {server.token}"}
-    configuration.ssl_ca_cert = str(server.ca_file) if server.ca_file else None
-    apps = kubernetes.client.AppsV1Api(kubernetes.client.ApiClient(configuration))
+    apps = kubernetes.client.AppsV1Api(official_client(server))
 
     def run() -> tuple[Any, Any, Any]:
         apps.patch_namespaced_deployment(
