@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pyop.apiserver.endpoints.printing import AGE, NAME, Column, Row, age, human_duration
-from pyop.testing.builtins.printers import _get, _selector
+from pyop.testing.builtins.printers import _get, _int_column, _selector, _str_column
 
 STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 DEFAULT_CLASS_ANNOTATIONS = (
@@ -24,14 +24,6 @@ DEFAULT_CLASS_ANNOTATIONS = (
 )
 _NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
 _NODE_ROLE_LABEL = "kubernetes.io/role"
-
-
-def _string(name: str, doc: str, priority: int = 0) -> Column:
-    return (name, "string", "", doc, priority)
-
-
-def _integer(name: str, doc: str) -> Column:
-    return (name, "integer", "", doc, 0)
 
 
 def _boolean(name: str, doc: str) -> Column:
@@ -410,24 +402,26 @@ def _csr_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     ]
 
 
-_WEBHOOKS = (NAME, _integer("Webhooks", "Webhooks indicates the number of webhooks in the configuration"), AGE)
+_WEBHOOKS = (NAME, _int_column("Webhooks", "Webhooks indicates the number of webhooks in the configuration"), AGE)
 
 CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("autoscaling", "HorizontalPodAutoscaler"): (
         [
             NAME,
-            _string(
+            _str_column(
                 "Reference",
                 "reference to scaled resource; horizontal pod autoscaler will learn the current "
                 "resource consumption and will set the desired number of pods by using its Scale subresource.",
             ),
-            _string(
+            _str_column(
                 "Targets",
                 "metrics contains the specifications for which to use to calculate the desired replica count.",
             ),
-            _string("MinPods", "minReplicas is the lower limit for the number of replicas."),
-            _string("MaxPods", "maxReplicas is the upper limit for the number of replicas."),
-            _string("Replicas", "currentReplicas is current number of replicas of pods managed by this autoscaler."),
+            _str_column("MinPods", "minReplicas is the lower limit for the number of replicas."),
+            _str_column("MaxPods", "maxReplicas is the upper limit for the number of replicas."),
+            _str_column(
+                "Replicas", "currentReplicas is current number of replicas of pods managed by this autoscaler."
+            ),
             AGE,
         ],
         _hpa_row,
@@ -435,9 +429,9 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("policy", "PodDisruptionBudget"): (
         [
             NAME,
-            _string("Min Available", "The minimum number of pods that must be available."),
-            _string("Max Unavailable", "The maximum number of pods that may be unavailable."),
-            _integer("Allowed Disruptions", "Calculated number of pods that may be disrupted at this time."),
+            _str_column("Min Available", "The minimum number of pods that must be available."),
+            _str_column("Max Unavailable", "The maximum number of pods that may be unavailable."),
+            _int_column("Allowed Disruptions", "Calculated number of pods that may be disrupted at this time."),
             AGE,
         ],
         _pdb_row,
@@ -445,10 +439,12 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("networking.k8s.io", "Ingress"): (
         [
             NAME,
-            _string("Class", "The name of the IngressClass resource that should be used for additional configuration"),
-            _string("Hosts", "Hosts that incoming requests are matched against before the ingress rule"),
-            _string("Address", "Address is a list containing ingress points for the load-balancer"),
-            _string("Ports", "Ports of TLS configurations that open"),
+            _str_column(
+                "Class", "The name of the IngressClass resource that should be used for additional configuration"
+            ),
+            _str_column("Hosts", "Hosts that incoming requests are matched against before the ingress rule"),
+            _str_column("Address", "Address is a list containing ingress points for the load-balancer"),
+            _str_column("Ports", "Ports of TLS configurations that open"),
             AGE,
         ],
         _ingress_row,
@@ -456,8 +452,8 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("networking.k8s.io", "IngressClass"): (
         [
             NAME,
-            _string("Controller", "Controller that is responsible for handling this class"),
-            _string("Parameters", "A reference to a resource with additional parameters"),
+            _str_column("Controller", "Controller that is responsible for handling this class"),
+            _str_column("Parameters", "A reference to a resource with additional parameters"),
             AGE,
         ],
         _ingress_class_row,
@@ -465,21 +461,21 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("networking.k8s.io", "NetworkPolicy"): (
         [
             NAME,
-            _string("Pod-Selector", "podSelector selects the pods to which this NetworkPolicy object applies."),
+            _str_column("Pod-Selector", "podSelector selects the pods to which this NetworkPolicy object applies."),
             AGE,
         ],
         _network_policy_row,
     ),
     ("", "Endpoints"): (
-        [NAME, _string("Endpoints", "The set of all endpoints is the union of all subsets."), AGE],
+        [NAME, _str_column("Endpoints", "The set of all endpoints is the union of all subsets."), AGE],
         _endpoints_row,
     ),
     ("discovery.k8s.io", "EndpointSlice"): (
         [
             NAME,
-            _string("AddressType", "addressType specifies the type of address carried by this EndpointSlice."),
-            _string("Ports", "ports specifies the list of network ports exposed by each endpoint in this slice."),
-            _string("Endpoints", "endpoints is a list of unique endpoints in this slice."),
+            _str_column("AddressType", "addressType specifies the type of address carried by this EndpointSlice."),
+            _str_column("Ports", "ports specifies the list of network ports exposed by each endpoint in this slice."),
+            _str_column("Endpoints", "endpoints is a list of unique endpoints in this slice."),
             AGE,
         ],
         _endpoint_slice_row,
@@ -487,15 +483,15 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("", "Node"): (
         [
             NAME,
-            _string("Status", "The status of the node"),
-            _string("Roles", "The roles of the node"),
+            _str_column("Status", "The status of the node"),
+            _str_column("Roles", "The roles of the node"),
             AGE,
-            _string("Version", "Kubelet Version reported by the node."),
-            _string("Internal-IP", "List of addresses reachable to the node.", 1),
-            _string("External-IP", "List of addresses reachable to the node.", 1),
-            _string("OS-Image", "OS Image reported by the node from /etc/os-release.", 1),
-            _string("Kernel-Version", "Kernel Version reported by the node from 'uname -r'.", 1),
-            _string(
+            _str_column("Version", "Kubelet Version reported by the node."),
+            _str_column("Internal-IP", "List of addresses reachable to the node.", 1),
+            _str_column("External-IP", "List of addresses reachable to the node.", 1),
+            _str_column("OS-Image", "OS Image reported by the node from /etc/os-release.", 1),
+            _str_column("Kernel-Version", "Kernel Version reported by the node from 'uname -r'.", 1),
+            _str_column(
                 "Container-Runtime", "ContainerRuntime Version reported by the node through runtime remote API.", 1
             ),
         ],
@@ -504,23 +500,25 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("", "PersistentVolume"): (
         [
             NAME,
-            _string("Capacity", "capacity is the description of the persistent volume's resources and capacity."),
-            _string("Access Modes", "accessModes contains all ways the volume can be mounted."),
-            _string(
+            _str_column("Capacity", "capacity is the description of the persistent volume's resources and capacity."),
+            _str_column("Access Modes", "accessModes contains all ways the volume can be mounted."),
+            _str_column(
                 "Reclaim Policy",
                 "persistentVolumeReclaimPolicy defines what happens to a persistent volume "
                 "when released from its claim.",
             ),
-            _string("Status", "phase indicates if a volume is available, bound to a claim, or released by a claim."),
-            _string(
+            _str_column(
+                "Status", "phase indicates if a volume is available, bound to a claim, or released by a claim."
+            ),
+            _str_column(
                 "Claim",
                 "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.",
             ),
-            _string("StorageClass", "StorageClass of the pv"),
-            _string("VolumeAttributesClass", "VolumeAttributesClass of the pv"),
-            _string("Reason", "reason is a brief CamelCase string that describes any failure."),
+            _str_column("StorageClass", "StorageClass of the pv"),
+            _str_column("VolumeAttributesClass", "VolumeAttributesClass of the pv"),
+            _str_column("Reason", "reason is a brief CamelCase string that describes any failure."),
             AGE,
-            _string(
+            _str_column(
                 "VolumeMode",
                 "volumeMode defines if a volume is intended to be used with a formatted "
                 "filesystem or to remain in raw block state.",
@@ -532,27 +530,29 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("", "PersistentVolumeClaim"): (
         [
             NAME,
-            _string("Status", "phase represents the current phase of PersistentVolumeClaim."),
-            _string("Volume", "volumeName is the binding reference to the PersistentVolume backing this claim."),
-            _string("Capacity", "capacity represents the actual resources of the underlying volume."),
-            _string("Access Modes", "accessModes contains the actual access modes the volume backing the PVC has."),
-            _string("StorageClass", "StorageClass of the pvc"),
-            _string("VolumeAttributesClass", "VolumeAttributesClass of the pvc"),
+            _str_column("Status", "phase represents the current phase of PersistentVolumeClaim."),
+            _str_column("Volume", "volumeName is the binding reference to the PersistentVolume backing this claim."),
+            _str_column("Capacity", "capacity represents the actual resources of the underlying volume."),
+            _str_column("Access Modes", "accessModes contains the actual access modes the volume backing the PVC has."),
+            _str_column("StorageClass", "StorageClass of the pvc"),
+            _str_column("VolumeAttributesClass", "VolumeAttributesClass of the pvc"),
             AGE,
-            _string("VolumeMode", "volumeMode defines what type of volume is required by the claim.", 1),
+            _str_column("VolumeMode", "volumeMode defines what type of volume is required by the claim.", 1),
         ],
         _pvc_row,
     ),
     ("storage.k8s.io", "StorageClass"): (
         [
             NAME,
-            _string("Provisioner", "provisioner indicates the type of the provisioner."),
-            _string("ReclaimPolicy", "reclaimPolicy controls the reclaimPolicy for dynamically provisioned volumes."),
-            _string(
+            _str_column("Provisioner", "provisioner indicates the type of the provisioner."),
+            _str_column(
+                "ReclaimPolicy", "reclaimPolicy controls the reclaimPolicy for dynamically provisioned volumes."
+            ),
+            _str_column(
                 "VolumeBindingMode",
                 "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.",
             ),
-            _string(
+            _str_column(
                 "AllowVolumeExpansion", "allowVolumeExpansion shows whether the storage class allow volume expand."
             ),
             AGE,
@@ -569,8 +569,8 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
                 "attacher indicates the name of the volume driver that MUST handle this request.",
                 0,
             ),
-            _string("PV", "persistentVolumeName represents the name of the persistent volume to attach."),
-            _string("Node", "nodeName represents the node that the volume should be attached to."),
+            _str_column("PV", "persistentVolumeName represents the name of the persistent volume to attach."),
+            _str_column("Node", "nodeName represents the node that the volume should be attached to."),
             _boolean("Attached", "attached indicates the volume is successfully attached."),
             AGE,
         ],
@@ -590,26 +590,26 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
                 "storageCapacity indicates that the CSI volume driver wants pod scheduling "
                 "to consider the storage capacity.",
             ),
-            _string("TokenRequests", "tokenRequests indicates the CSI driver needs pods' service account tokens."),
+            _str_column("TokenRequests", "tokenRequests indicates the CSI driver needs pods' service account tokens."),
             _boolean(
                 "RequiresRepublish",
                 "requiresRepublish indicates the CSI driver wants NodePublishVolume being periodically called.",
             ),
-            _string("Modes", "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports."),
+            _str_column("Modes", "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports."),
             AGE,
         ],
         _csi_driver_row,
     ),  # fmt: skip
     ("storage.k8s.io", "CSINode"): (
-        [NAME, _integer("Drivers", "Drivers indicates the number of CSI drivers registered on the node"), AGE],
+        [NAME, _int_column("Drivers", "Drivers indicates the number of CSI drivers registered on the node"), AGE],
         _csi_node_row,
     ),
     ("", "ResourceQuota"): (
         [
             NAME,
             AGE,
-            _string("Request", "Request represents a minimum amount of cpu/memory that a container may consume."),
-            _string(
+            _str_column("Request", "Request represents a minimum amount of cpu/memory that a container may consume."),
+            _str_column(
                 "Limit",
                 "Limits control the maximum amount of cpu/memory that a container may use independent "
                 "of contention on the node.",
@@ -620,19 +620,19 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("scheduling.k8s.io", "PriorityClass"): (
         [
             NAME,
-            _integer("Value", "value represents the integer value of this priority class."),
+            _int_column("Value", "value represents the integer value of this priority class."),
             _boolean(
                 "Global-Default",
                 "globalDefault specifies whether this PriorityClass should be considered as "
                 "the default priority for pods that do not have any priority class.",
             ),
             AGE,
-            _string("PreemptionPolicy", "preemptionPolicy is the Policy for preempting pods with lower priority."),
+            _str_column("PreemptionPolicy", "preemptionPolicy is the Policy for preempting pods with lower priority."),
         ],
         _priority_class_row,
     ),  # fmt: skip
     ("node.k8s.io", "RuntimeClass"): (
-        [NAME, _string("Handler", "handler specifies the underlying runtime and configuration."), AGE],
+        [NAME, _str_column("Handler", "handler specifies the underlying runtime and configuration."), AGE],
         _runtime_class_row,
     ),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): (list(_WEBHOOKS), _webhook_configuration_row),
@@ -640,8 +640,8 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
     ("apps", "ControllerRevision"): (
         [
             NAME,
-            _string("Controller", "Controller of the object"),
-            _string("Revision", "Revision indicates the revision of the state represented by Data."),
+            _str_column("Controller", "Controller of the object"),
+            _str_column("Revision", "Revision indicates the revision of the state represented by Data."),
             AGE,
         ],
         _controller_revision_row,
@@ -650,10 +650,14 @@ CLUSTER_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
         [
             NAME,
             AGE,
-            _string("SignerName", "signerName indicates the requested signer."),
-            _string("Requestor", "username contains the name of the user that created the CertificateSigningRequest."),
-            _string("RequestedDuration", "expirationSeconds is the requested duration of validity of the certificate."),
-            _string("Condition", "conditions applied to the request."),
+            _str_column("SignerName", "signerName indicates the requested signer."),
+            _str_column(
+                "Requestor", "username contains the name of the user that created the CertificateSigningRequest."
+            ),
+            _str_column(
+                "RequestedDuration", "expirationSeconds is the requested duration of validity of the certificate."
+            ),
+            _str_column("Condition", "conditions applied to the request."),
         ],
         _csr_row,
     ),
