@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from pyop.apiserver.server import gcpolicy
+from pyop import gcpolicy
 from pyop.client import Client, ClientConfig, Transport, load_config
 from pyop.client.kubeconfig import SERVICE_ACCOUNT_DIR
 from pyop.client.resources import APIResource

@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from pyop.apiserver.server import gcpolicy
+from pyop import gcpolicy
 from pyop.testing import TestAPIServer
 
 

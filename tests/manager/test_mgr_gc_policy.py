@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from pyop.apiserver.server import gcpolicy
+from pyop import gcpolicy
 from pyop.client import ClientConfig
 from pyop.manager import Manager, ManagerOptions
 from pyop.testing import TestAPIServer

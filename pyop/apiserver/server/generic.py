@@ -35,6 +35,7 @@ from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
+from pyop import gcpolicy
 from pyop.api.status import ApiError
 from pyop.apiserver.admission.chain import AdmissionChain
 from pyop.apiserver.authentication.authenticator import Authenticator
@@ -56,7 +57,6 @@ from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, 
 from pyop.apiserver.endpoints.table import as_table
 from pyop.apiserver.endpoints.transport import LeanServer
 from pyop.apiserver.registry.operations import Operations
-from pyop.apiserver.server import gcpolicy
 
 MAX_BODY = 64 * 1024 * 1024
 NOT_FOUND = "the server could not find the requested resource"

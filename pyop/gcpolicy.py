@@ -1,4 +1,5 @@
-"""Short garbage-collection pauses while a server serves: long-lived objects are frozen out of the collector's scans.
+"""Short garbage-collection pauses while a long-running service runs: long-lived objects are frozen out of the
+collector's scans.
 
 Why: an API server holds a large, long-lived heap (every stored object, the watch cache's history, the imported
 modules) and allocates quickly (each request decodes, copies and encodes objects). CPython's full collections
@@ -13,6 +14,10 @@ collection only looks at what was promoted since. Young objects are collected as
 frees frozen objects as ever; only a reference cycle that becomes garbage after being frozen waits: when the last
 server stops listening, `gc.unfreeze()` hands every frozen object back to the collector, so nothing is kept past
 the servers' lifetime. The policy is process-wide (the collector is), hence counted across servers.
+
+Its users are the API servers (`pyop.apiserver.server.generic`) and the operator's manager (`pyop.manager`), whose
+informer caches are the same kind of heap; it lives at the top of `pyop` because both layers use it and neither
+owns it. A test process running a manager against a test server counts both.
 """
 
 from __future__ import annotations
