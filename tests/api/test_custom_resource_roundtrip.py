@@ -118,9 +118,12 @@ _pipelines = st.fixed_dictionaries(
 
 
 def examples() -> list[dict[str, Any]]:
+    """30 random Pipelines, the same 30 on every run (derandomized): unseeded, most runs drew 21-23 that the CRD's
+    schema accepts, but one CI run drew only 9 (random condition reasons and types refused) and failed the threshold
+    below. The derandomized 30 give 21."""
     found: list[dict[str, Any]] = []
 
-    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
     @given(_pipelines)
     def collect(wire: dict[str, Any]) -> None:
         found.append(wire)
