@@ -203,7 +203,8 @@ def create_webhook(
         str | None,
         typer.Option(
             metavar="ISSUER",
-            help="Who issues the serving certificates: cert-manager (default) or pyop (the manager, no cert-manager).",
+            help="Who issues the serving certificates: cert-manager (default) or pyop (the manager, no cert-manager); "
+            "the project's choice, shared with `create apiserver`.",
         ),
     ] = None,
     project_dir: ProjectDir = Path("."),
@@ -268,7 +269,8 @@ def edit(
         str | None,
         typer.Option(
             metavar="ISSUER",
-            help="Who issues webhook certificates: cert-manager or pyop (before the first `create webhook`).",
+            help="Who issues the serving certificates of webhooks and aggregated API servers: cert-manager or pyop "
+            "(before the first `create webhook` or `create apiserver`).",
         ),
     ] = None,
     force: Annotated[
@@ -277,7 +279,7 @@ def edit(
     project_dir: ProjectDir = Path("."),
     verbose: Verbose = False,
 ) -> None:
-    """Change project-wide settings: multigroup layout, namespace scope, licence header, plugins."""
+    """Change project-wide settings: multigroup layout, namespace scope, licence header, plugins, certificates."""
     from pyop_scaffold.cli.flags import parse_bool_flag
     from pyop_scaffold.commands.edit import EditOptions, edit_project
 

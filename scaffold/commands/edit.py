@@ -53,7 +53,7 @@ class EditOptions:
     kubernetes_version: str | None = None
     plugins: str | None = None
     force: bool = False
-    certificates: str | None = None  # who issues webhook certificates (webhook_certificates.py)
+    certificates: str | None = None  # webhooks' and aggregated servers' certificates (webhook_certificates.py)
 
 
 @holding_project_lock
@@ -104,7 +104,7 @@ def edit_project(root: Path, options: EditOptions) -> Report:
         notes.extend(_plan_models_change(changes, project, before_models))
         next_step = next_step or "regenerate the CRDs' embedded built-in schemas with: make manifests"
     if certificates is not None:
-        webhook_certificates.choose(project, certificates)  # recorded; the next `create webhook` uses it
+        webhook_certificates.choose(project, certificates)  # recorded; the next create webhook/apiserver uses it
     if plugins:
         notes.extend(helm_chart.plan_helm_chart(changes, project))
         next_step = next_step or "check the chart with: make helm-lint"

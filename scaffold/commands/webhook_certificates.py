@@ -1,5 +1,8 @@
 """Who gives the webhooks their serving certificate: cert-manager (Kubebuilder's default) or the manager itself.
 
+The choice is the project's (``validate_mode``, ``choose``): aggregated API servers (``pyop create apiserver
+--certificates``, scaffold/commands/apiserver_config.py) share it; the rest of this module is the webhooks' config.
+
 ``--certificates=pyop`` (at ``pyop create webhook`` or ``pyop edit``, recorded as ``certificates: pyop`` in PROJECT)
 deploys the webhooks without cert-manager: ``pyop.webhook.certificates`` keeps a CA and a serving certificate in a
 Secret, rotates them on the leader and injects the CA (see its docs). The kustomize config then has no

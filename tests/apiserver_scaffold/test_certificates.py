@@ -126,6 +126,22 @@ def test_bad_certificates_are_one_line_exit_2_nothing_written(  # type: ignore[n
     assert _snapshot(project) == before
 
 
+def test_edit_chooses_for_the_aggregated_server_too(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
+    """`pyop edit --certificates` is the project's one choice: its help says so, the next `create apiserver` takes it
+    and, once the server is deployed, a switch is refused naming the aggregated server, with nothing written."""
+    help_text = " ".join(ok(pyop("edit", "--help", cwd=project)).stdout.split())
+    assert "webhooks and aggregated API servers" in help_text and "`create apiserver`" in help_text
+    ok(pyop("edit", "--certificates=pyop", cwd=project))
+    ok(pyop("create", "apiserver", *FLUNDER, cwd=project))
+    assert (project / "config/apiserver/certificates_role.yaml").is_file()
+    assert not (project / "config/apiserver/certificate.yaml").exists()
+    before = _snapshot(project)
+    result = pyop("edit", "--certificates=cert-manager", cwd=project)
+    assert result.exit_code == 2
+    assert "the project's aggregated API server is deployed with pyop certificates" in result.stdout + result.stderr
+    assert _snapshot(project) == before
+
+
 def test_a_pyop_certificates_project_passes_make_lint_and_make_test(project: Path, pyop) -> None:  # type: ignore[no-untyped-def]
     ok(pyop("create", "apiserver", *FLUNDER, "--certificates", "pyop", cwd=project))
     run = _make(project, "lint", "test")
