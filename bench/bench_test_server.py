@@ -25,6 +25,9 @@ watch fan-out). A/B against another commit, interleaved in one run: `git worktre
 76041eb`, then `python bench/bench_test_server.py --baseline /tmp/pyop-76041eb --rounds 3`: fresh server children
 importing pyop from the baseline and from this checkout by turns, HTTP writes only, then per write kind the median
 writes per server CPU second of each side and their ratio, with this side's worst p99 and longest GC pause.
+`--loop uvloop` runs the server children on uvloop (as `pyop test-server` runs when uvloop is installed); with
+`--baseline`, `--baseline-loop` gives the baseline's children a loop of their own (default: `--loop`), e.g.
+`--baseline-loop asyncio --loop uvloop` compares the baseline as it ran then with the standalone server now.
 `--profile DIR`: cProfile this checkout's server per write kind (DIR/<kind>.prof). Prints figures; asserts nothing.
 """
 
@@ -427,28 +430,38 @@ async def measure(child: Child, writes: int, concurrency: int, events: int) -> N
             await watch_fan_out(child, session, watchers, events, writes)
 
 
-async def compare(baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str, loop: str) -> None:
+async def compare(
+    baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str, loop: str, baseline_loop: str = ""
+) -> None:
     """A/B: `rounds` rounds, each a fresh child from the baseline's pyop and one from this checkout's, in
     alternating order (A B, B A, ...) so that a machine getting busier or quieter weighs on both alike; then per
     write kind the median writes per server CPU second of each, their ratio, and this checkout's p99 and longest GC
-    pause (the worst of its rounds)."""
+    pause (the worst of its rounds). ``loop``: this checkout's children's event loop; ``baseline_loop``: the
+    baseline's (empty: the same)."""
     import aiohttp
 
     runs: dict[str, list[list[Result]]] = {"baseline": [], "this": []}
     for number in range(rounds):
         order = ["baseline", "this"] if number % 2 == 0 else ["this", "baseline"]
         for side in order:
-            child = Child(baseline if side == "baseline" else "", "" if side == "baseline" else profile_dir, loop)
+            side_loop = baseline_loop or loop if side == "baseline" else loop
+            child = Child(baseline, "", side_loop) if side == "baseline" else Child("", profile_dir, loop)
             try:
-                print(f"--- round {number + 1}, {side} (pyop from {Path(child.pyop).parent.parent})", flush=True)
+                shown = "" if baseline_loop in ("", loop) else f", {side_loop}"
+                print(f"--- round {number + 1}, {side} (pyop from {Path(child.pyop).parent.parent}{shown})", flush=True)
                 connector = aiohttp.TCPConnector(limit=concurrency + 16)
                 async with aiohttp.ClientSession(connector=connector) as session:
                     runs[side].append(await http_writes(child, session, writes, concurrency))
             finally:
                 child.stop()
+    loops = (
+        f"the server on {loop}'s event loop"
+        if baseline_loop in ("", loop)
+        else f"the baseline's server on {baseline_loop}'s event loop, this checkout's on {loop}'s"
+    )
     print(
         f"\nwrites per server CPU second, median of {rounds} rounds ({writes} writes each, {concurrency} in flight, "
-        f"the server on {loop}'s event loop)"
+        f"{loops})"
     )
     print(f"{'write':<14} {'baseline':>9} {'this':>9} {'ratio':>6} {'p99 ms':>7} {'GC max ms':>9} {'of it CPU':>9}")
     for index, label in enumerate(result.label for result in runs["this"][0]):
@@ -478,6 +491,12 @@ def main() -> None:
     parser.add_argument(
         "--loop", choices=("asyncio", "uvloop"), default="asyncio", help="the server process's event loop"
     )
+    parser.add_argument(
+        "--baseline-loop",
+        choices=("asyncio", "uvloop"),
+        default="",
+        help="with --baseline: the baseline server's event loop (default: --loop's)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -488,7 +507,17 @@ def main() -> None:
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
     if args.baseline:
-        asyncio.run(compare(args.baseline, args.rounds, args.writes, args.concurrency, args.profile, args.loop))
+        asyncio.run(
+            compare(
+                args.baseline,
+                args.rounds,
+                args.writes,
+                args.concurrency,
+                args.profile,
+                args.loop,
+                args.baseline_loop,
+            )
+        )
         return
     child = Child(profile_dir=args.profile, loop=args.loop)
     try:

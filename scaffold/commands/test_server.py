@@ -3,12 +3,12 @@
 In a project (a PROJECT file in the folder) the server plays the project's Kubernetes version and installs its
 CRDs from ``config/crd/bases`` unless ``--crds`` names others; elsewhere it starts with no CRDs. The kubeconfig
 goes to ``bin/test-server.kubeconfig`` of the project (``./test-server.kubeconfig`` outside one) and is removed
-when the server stops. A file there that this command did not write is left alone unless ``--force``.
+when the server stops. A file there that this command did not write is left alone unless ``--force``. The server
+runs on uvloop when it is installed, as an operator's manager does (`pyop.manager.loop.run`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import errno
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -59,6 +59,7 @@ def resolve_options(
 def serve(options: object, *, echo: Callable[[str], None]) -> None:
     """Run until SIGINT/SIGTERM; a port in use or a bad CRD file is a `UsageError` (nothing is left behind: the
     kubeconfig is written after the CRDs are installed)."""
+    from pyop.manager.loop import run
     from pyop.testing.standalone import CRDFileError, StandaloneOptions, run_test_server, usage_text
 
     assert isinstance(options, StandaloneOptions)
@@ -67,7 +68,7 @@ def serve(options: object, *, echo: Callable[[str], None]) -> None:
         echo(usage_text(server, options.kubeconfig, crds))  # type: ignore[arg-type]
 
     try:
-        asyncio.run(run_test_server(options, ready=ready))
+        run(run_test_server(options, ready=ready))  # uvloop when installed
     except CRDFileError as exc:
         raise UsageError(f"--crds: {exc}") from None
     except OSError as exc:
