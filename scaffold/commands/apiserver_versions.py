@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 
 from pyop_scaffold.commands.project_files import read_text
-from pyop_scaffold.edit.python_source import add_class_base, add_import, append_to_class, class_defines
+from pyop_scaffold.commands.spoke_conversion import add_conversion_methods
+from pyop_scaffold.edit.python_source import add_class_base, add_import
 from pyop_scaffold.errors import UsageError
 from pyop_scaffold.project.apiserver_layout import APIServerLayout
 from pyop_scaffold.project.config import Project
 from pyop_scaffold.render.changeset import ChangeSet
-from pyop_scaffold.render.templates import render_template
 
 HUB_BASE = "Hub"
 HUB_IMPORT = "from pyop.webhook import Hub"
@@ -46,14 +46,18 @@ def plan_spoke(changes: ChangeSet, project: Project, layout: APIServerLayout, ve
         text = add_class_base(text, layout.kind, HUB_BASE, source=hub.types_file)
         changes.update_file(hub.types_file, text)
     spoke = _read(changes, layout.types_file)
-    if not class_defines(spoke, layout.kind, "convert_to", source=layout.types_file):
-        context = {"kind": layout.kind, "hub_version": hub_version, "spoke_version": layout.version}
-        methods = render_template("apiserver_version", context)["spoke_conversion_methods.py"].decode("utf-8")
-        spoke = add_import(spoke, "from typing import Self", source=layout.types_file)
-        hub_import = f"from {hub.types_module} import {layout.kind} as Hub{layout.kind}"
-        spoke = add_import(spoke, hub_import, source=layout.types_file, first_party=project.package)
-        spoke = append_to_class(spoke, layout.kind, methods, source=layout.types_file)
-        changes.update_file(layout.types_file, spoke)
+    converting = add_conversion_methods(
+        spoke,
+        kind=layout.kind,
+        spoke_version=layout.version,
+        hub_version=hub_version,
+        hub_module=hub.types_module,
+        package=project.package,
+        added_by="apiserver",
+        source=layout.types_file,
+    )
+    if converting != spoke:
+        changes.update_file(layout.types_file, converting)
     return [
         f"{layout.group}/{layout.version}, Kind={layout.kind} converts through the hub {hub_version} "
         f"({hub.types_file}): translate the fields that differ in {layout.types_file}"

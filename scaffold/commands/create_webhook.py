@@ -18,14 +18,13 @@ from pyop_scaffold.commands.dependencies import add_dependency
 from pyop_scaffold.commands.headers import kind_template_context
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.commands.report import Report
+from pyop_scaffold.commands.spoke_conversion import add_conversion_methods
 from pyop_scaffold.edit.insertion import ensure_marker_above, insert_at_marker
 from pyop_scaffold.edit.module_merge import MergeError, merge_module
 from pyop_scaffold.edit.python_source import (
     add_class_base,
     add_comment_above_class,
     add_import,
-    append_to_class,
-    class_defines,
     ensure_marker_in_call,
 )
 from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
@@ -185,7 +184,7 @@ def create_webhook(root: Path, options: CreateWebhookOptions) -> Report:
     else:
         _plan_kustomize(changes, project, rendered, settings)
     if settings.conversion:
-        _plan_conversion(changes, layout, rendered, settings.spoke or [], context)
+        _plan_conversion(changes, layout, rendered, settings.spoke or [])
     changes.update_file(PROJECT_FILE, dump_project(project))
     if layout.webhook_file in changes.conflicts:
         chosen = [n for n, on in _kinds_of(settings) if on]
@@ -595,9 +594,7 @@ def _replacements(project: Project) -> list[dict[str, Any]]:
     ]
 
 
-def _plan_conversion(
-    changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes], spokes: list[str], context: dict[str, Any]
-) -> None:
+def _plan_conversion(changes: ChangeSet, layout: KindLayout, rendered: dict[str, bytes], spokes: list[str]) -> None:
     """The CRD patch and kustomize config, the hub marked, and conversion methods on each spoke's model."""
     changes.add_file(layout.conversion_patch_file, rendered["crd_conversion_patch.yaml"])
     _add_if_missing(changes, "config/crd/kustomizeconfig.yaml", rendered["crd_kustomizeconfig.yaml"])
@@ -631,14 +628,18 @@ def _plan_conversion(
         spoke_layout = _sibling(layout, spoke)
         path = spoke_layout.types_file
         text = _read_types(changes, path)
-        if class_defines(text, layout.kind, "convert_to", source=path):
-            continue
-        methods = render_template("webhook", {**context, "spoke_version": spoke})["spoke_conversion_methods.py"]
-        text = add_import(text, "from typing import Self", source=path)
-        hub_import = f"from {layout.types_module} import {layout.kind} as Hub{layout.kind}"
-        text = add_import(text, hub_import, source=path, first_party=layout.project.package)
-        text = append_to_class(text, layout.kind, methods.decode("utf-8"), source=path)
-        changes.update_file(path, text)
+        converting = add_conversion_methods(
+            text,
+            kind=layout.kind,
+            spoke_version=spoke,
+            hub_version=layout.version,
+            hub_module=layout.types_module,
+            package=layout.project.package,
+            added_by="webhook",
+            source=path,
+        )
+        if converting != text:
+            changes.update_file(path, converting)
 
 
 def _add_if_missing(changes: ChangeSet, path: str, content: bytes) -> None:

@@ -35,11 +35,14 @@ CONTEXTS = {
             "from p.api.v1.captain_types import Captain\n"
             "from p.api.v2.captain_types import Captain as CaptainV2\n"
             "from p.api.v3.captain_types import Captain as CaptainV3",
-            "spoke_version": "v3",
         },
         # A built-in kind's webhooks (the sample inline, no CRDs) and an external kind's (a stand-in CRD).
         {"foreign": True, "kind": "Pod", "webhook_group": "core", "sample_object": '{"kind": "Pod"}'},
         {"foreign": True, "external": True, "kind": "Certificate", "sample_object": '{"kind": "Certificate"}'},
+    ],
+    "spoke_conversion": [
+        {"kind": "Captain", "hub_version": "v1", "spoke_version": "v3", "added_by": "webhook"},
+        {"kind": "Flunder", "hub_version": "v1alpha1", "spoke_version": "v1beta1", "added_by": "apiserver"},
     ],
 }
 
