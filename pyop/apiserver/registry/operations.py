@@ -57,6 +57,7 @@ from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_a
 from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.conversion import stored_as
 from pyop.apiserver.registry.kinds import CompiledKinds, SchemaKinds
+from pyop.apiserver.registry.namespaces import namespace_state
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
 from pyop.apiserver.registry.strategy import (
@@ -372,10 +373,10 @@ class Operations:
     def _require_live_namespace(self, namespace: str, resource_type: ResourceType, name: str = "") -> None:
         """NamespaceLifecycle admission: no new objects in a namespace that is gone or being terminated (403
         Forbidden naming the object, with the `NamespaceTerminating` cause clients look for)."""
-        ns = self.store.get("namespaces", "", namespace)
-        if ns is None:
+        state = namespace_state(self.store, namespace)
+        if state == "missing":
             raise not_found("namespaces", "", namespace)
-        if _is_being_deleted(ns):
+        if state == "terminating":
             resource = qualified(resource_type.plural, resource_type.group)
             subject = f'{resource} "{name}"' if name else resource
             raise ApiError(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.api.status import ApiError
+from pyop.apiserver.registry.namespaces import namespace_state
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.testing.admission.service_account import ROOT_CA_CONFIG_MAP
 
@@ -46,8 +47,7 @@ class RootCAPublisher:
         if self.ca_pem is None:
             return
         store = self.operations.store
-        live = store.get("namespaces", "", namespace)
-        if live is None or live["metadata"].get("deletionTimestamp"):
+        if namespace_state(store, namespace) != "live":
             return
         current = store.get(STORAGE_KEY, namespace, ROOT_CA_CONFIG_MAP)
         if current is not None and (current.get("data") or {}) == self._data():

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.api.status import ApiError
+from pyop.apiserver.registry.namespaces import namespace_state
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.testing.admission.service_account import DEFAULT_SERVICE_ACCOUNT
 
@@ -32,8 +33,7 @@ class ServiceAccountsController:
 
     def _ensure_default(self, namespace: str) -> None:
         store = self.operations.store
-        live = store.get("namespaces", "", namespace)
-        if live is None or live["metadata"].get("deletionTimestamp"):
+        if namespace_state(store, namespace) != "live":
             return
         if store.get(STORAGE_KEY, namespace, DEFAULT_SERVICE_ACCOUNT) is not None:
             return
