@@ -46,6 +46,7 @@ from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.builtins.kinds import CRD_STORAGE_KEY, UserInfo
 from pyop.testing.builtins.pod_streaming import PodStreams
 from pyop.testing.builtins.pod_subresources import PodLogs, bind, evict
+from pyop.testing.builtins.resource_proxy import NodeProxies, ResourceProxies
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
 from pyop.testing.faults import FaultInjector
@@ -157,6 +158,8 @@ class TestAPIServer(GenericAPIServer):
         self.pod_logs = PodLogs()
         # What containers do when a client execs, attaches or forwards a port (`pods/<name>/exec`, ...).
         self.pod_streams = PodStreams(self.kubernetes_version, self._authorize_verb)
+        # What answers on nodes' ports (`nodes/<name>/proxy`: the kubelet's API); pods' ports are pod_streams'.
+        self.node_proxies = NodeProxies()
         self.authorization = Authorization(store, self.users)  # RBAC, with the default ClusterRoles
         super().__init__(
             operations,
@@ -190,6 +193,7 @@ class TestAPIServer(GenericAPIServer):
         self.authorization.install_defaults(self.operations)
         install_priority_classes(self.operations)
         self.aggregator = Aggregator(self.operations)  # kube-aggregator: APIServices proxied to their servers
+        self.proxies = ResourceProxies(self.store, self.pod_streams, self.node_proxies)  # pods/services/nodes proxy
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -385,6 +389,8 @@ class TestAPIServer(GenericAPIServer):
             injected = self.faults.error_for(request.method, request.path_qs)
             if injected is not None:
                 raise injected
+        if isinstance(target, Target) and target.subresource == "proxy" and self.proxies.serves(target):
+            return await self.proxies.serve(request, target)
         if isinstance(target, (Target, DiscoveryPath)):
             proxied = self.aggregator.proxied(target.group, target.version)
             if proxied is not None:  # an aggregated group/version: forwarded to its server, not the registry's

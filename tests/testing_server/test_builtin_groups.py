@@ -97,7 +97,7 @@ async def test_discovery_entries_match_kube_apiserver(api: Api) -> None:
         "kind": "PodExecOptions",
         "verbs": ["create", "get"],
     }
-    assert "pods/proxy" not in core_resources  # not served here: see pyop.testing.builtins.catalog
+    assert core_resources["pods/proxy"]["kind"] == "PodProxyOptions"  # served: pyop.testing.builtins.resource_proxy
     _, authz = await api.get("/apis/authorization.k8s.io/v1")
     assert {entry["name"]: entry["verbs"] for entry in authz["resources"]} == {
         "localsubjectaccessreviews": ["create"],

@@ -61,7 +61,7 @@ def parse_path(path: str) -> Target | DiscoveryPath | None:
     namespace: str | None = None
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in _NAMESPACE_SUBRESOURCES:
         namespace, rest = rest[1], rest[2:]
-    if len(rest) > 3:
+    if len(rest) > 3 and rest[2] != "proxy":  # a proxy's own path follows its subresource (`pods/x/proxy/a/b`)
         raise _not_found()
     plural = rest[0]
     name = rest[1] if len(rest) > 1 else ""
@@ -77,7 +77,7 @@ def parse_path(path: str) -> Target | DiscoveryPath | None:
 
 def verb_of(method: str, target: Target, watch: bool) -> str:
     if method == "GET":
-        if watch:
+        if watch and target.subresource != "proxy":  # a proxied query is the backend's
             return "watch"
         return "get" if target.name else "list"
     if method == "POST":
@@ -88,4 +88,6 @@ def verb_of(method: str, target: Target, watch: bool) -> str:
         return "patch"
     if method == "DELETE":
         return "delete" if target.name else "deletecollection"
+    if target.subresource == "proxy":  # RequestInfoFactory: HEAD is a get, any other method no verb
+        return "get" if method == "HEAD" else ""
     return method.lower()

@@ -12,9 +12,9 @@ and the ReplicationController, whose selector is a map of labels), the Namespace
 `token` (pyop.testing.authorization.tokens), pods' `log`, `eviction`, `binding` (pod_subresources), `exec`,
 `attach`, `portforward` (pod_streaming), `ephemeralcontainers` and, from 1.33, `resize` (pod_update_subresources),
 and the CertificateSigningRequest `approval` (csr_approval): the last three are registry updates with the kind's
-own subresource strategy (`_UPDATE_SUBRESOURCES`). Pod, node and service `proxy` are absent (a 404, as for a
-resource a server does not have). The `Binding` kind (POST pods' bindings, the scheduler's write) is not served
-either: it needs a scheduler's semantics.
+own subresource strategy (`_UPDATE_SUBRESOURCES`), and pods', services' and nodes' `proxy` (resource_proxy, to
+the tests' port handlers). The `Binding` kind (POST pods' bindings, the scheduler's write) is not served:
+it needs a scheduler's semantics.
 
 A resource served in two GA versions is served in the newest only (the server converts between versions of one
 resource by apiVersion alone), except the HorizontalPodAutoscaler: autoscaling/v1 and v2 are both served, as on a
@@ -49,7 +49,8 @@ _UPDATE_SUBRESOURCES: Final = {
     ("", "pods"): (("ephemeralcontainers", (1, 0)), ("resize", (1, 33))),
     ("certificates.k8s.io", "certificatesigningrequests"): (("approval", (1, 0)),),
 }
-# Subresources the test server answers with handlers of their own (pyop.testing.builtins.pod_subresources).
+# Subresources the test server answers with handlers of their own (pod_subresources, pod_streaming, resource_proxy).
+_PROXY_VERBS: Final = ("create", "delete", "get", "patch", "update")
 _SPECIAL_SUBRESOURCES: Final = {
     ("", "pods"): (
         SpecialSubresource("attach", "PodAttachOptions", ("create", "get")),
@@ -58,7 +59,10 @@ _SPECIAL_SUBRESOURCES: Final = {
         SpecialSubresource("exec", "PodExecOptions", ("create", "get")),
         SpecialSubresource("log", "Pod", ("get",)),
         SpecialSubresource("portforward", "PodPortForwardOptions", ("create", "get")),
+        SpecialSubresource("proxy", "PodProxyOptions", _PROXY_VERBS),
     ),
+    ("", "services"): (SpecialSubresource("proxy", "ServiceProxyOptions", _PROXY_VERBS),),
+    ("", "nodes"): (SpecialSubresource("proxy", "NodeProxyOptions", _PROXY_VERBS),),
 }
 
 
