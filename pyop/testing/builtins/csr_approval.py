@@ -14,7 +14,8 @@ csrStatusStrategy; pkg/apis/certificates/validation; plugin/pkg/admission/certif
 - CertificateApproval (pyop.testing.admission.certificate_approval): a write to `approval` needs `approve` on the
   signer.
 
-Not modelled: the certificate's PEM check (validateCertificate) and the CSR request's signature check.
+The request itself (PEM block, PKCS#10, signature) is checked on create: csr_request.
+Not modelled: the certificate's PEM check (validateCertificate).
 """
 
 from __future__ import annotations

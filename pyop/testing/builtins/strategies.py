@@ -16,7 +16,7 @@ from pyop.apiserver.endpoints.printing import CREATED_AT, NAME, created_at_row
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.registry.strategy import NameRule, RegistryContext, RESTStrategy, Strategy, SubresourceStrategy
-from pyop.testing.builtins import csr_approval, defaulting, kinds
+from pyop.testing.builtins import csr_approval, csr_request, defaulting, kinds
 from pyop.testing.builtins.pod_update_subresources import EphemeralContainersStrategy, ResizeStrategy
 from pyop.testing.builtins.printers import BUILTIN_PRINTERS
 from pyop.testing.builtins.printers_cluster import CLUSTER_PRINTERS
@@ -89,10 +89,19 @@ class PodStrategy(BuiltinKindStrategy):
 
 
 class CertificateSigningRequestStrategy(BuiltinKindStrategy):
-    """csrStrategy: immutable but through its subresources (`approval`, `status`: csr_approval)."""
+    """csrStrategy: immutable but through its subresources (`approval`, `status`: csr_approval); the request is
+    checked on create (csr_request), and its spec cannot change after."""
 
     def prepare_for_update(self, obj: dict[str, Any], old: dict[str, Any], ctx: RegistryContext) -> None:
         obj["spec"] = old.get("spec")
+
+    def validate(
+        self, obj: dict[str, Any], old: dict[str, Any] | None, field_validation: str, warnings: list[str]
+    ) -> tuple[dict[str, Any], list[StatusCause]]:
+        obj, causes = super().validate(obj, old, field_validation, warnings)
+        if old is None:
+            causes = [*causes, *csr_request.request_problems(obj.get("spec") or {})]
+        return obj, causes
 
     def subresource_strategy(self, subresource: str) -> SubresourceStrategy | None:
         return csr_approval.SUBRESOURCES.get(subresource)
