@@ -9,18 +9,17 @@ aiohttp server on 127.0.0.1 (`forward_port`).
 from __future__ import annotations
 
 import asyncio
-import gzip
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from aiohttp import web
 
 from pyop.testing import TestAPIServer
 from pyop.testing.builtins.pod_streaming import PortWriter
 from testing_server.helpers import Api
+from testing_server.proxy_backend import header, serve_backend
 
 NS = "/api/v1/namespaces/default"
 POD_IP = "10.244.0.7"
@@ -45,57 +44,11 @@ async def make_pod(
         assert code == 200, answer
 
 
-async def echo_request(request: web.Request) -> web.StreamResponse:
-    """What the backend received, as JSON (headers as a list, in order)."""
-    body = await request.read()
-    return web.json_response(
-        {
-            "method": request.method,
-            "path": request.raw_path,
-            "headers": [[name, value] for name, value in request.headers.items()],
-            "body": body.decode(),
-        },
-        headers={"Access-Control-Allow-Origin": "*", "X-Backend": "yes"},
-    )
-
-
-async def redirect(request: web.Request) -> web.StreamResponse:
-    raise web.HTTPFound(request.query.get("to", "/login"))
-
-
-async def compressed(request: web.Request) -> web.StreamResponse:
-    return web.Response(
-        body=gzip.compress(b"zipped text"), headers={"Content-Encoding": "gzip", "Content-Type": "text/plain"}
-    )
-
-
-async def websocket_echo(request: web.Request) -> web.StreamResponse:
-    ws = web.WebSocketResponse()
-    await ws.prepare(request)
-    async for message in ws:
-        await ws.send_str(f"echo: {message.data}")
-    return ws
-
-
 @pytest_asyncio.fixture
 async def backend() -> AsyncIterator[int]:
     """A real HTTP server on 127.0.0.1 (its port), for `forward_port`."""
-    app = web.Application()
-    app.router.add_route("*", "/redirect", redirect)
-    app.router.add_get("/gzip", compressed)
-    app.router.add_get("/ws", websocket_echo)
-    app.router.add_route("*", "/{tail:.*}", echo_request)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield port
-    await runner.cleanup()
-
-
-def header(answer: dict[str, Any], name: str) -> list[str]:
-    return [value for key, value in answer["headers"] if key.lower() == name.lower()]
+    async with serve_backend() as port:
+        yield port
 
 
 # --- discovery ---------------------------------------------------------------------------------------------------
@@ -534,3 +487,36 @@ async def test_node_proxy_errors_are_kubes(server: TestAPIServer, api: Api) -> N
         "BadRequest",
         'invalid node request "ftp:node-b:21"',
     )
+
+
+# --- the official kubernetes client ------------------------------------------------------------------------------
+
+
+async def test_the_official_clients_connect_proxy_calls(server: TestAPIServer, api: Api, backend: int) -> None:
+    kubernetes = pytest.importorskip("kubernetes", reason="the official kubernetes client drives this test")
+    from testing_server.helpers import official_client
+
+    await make_pod(api, "web-1")
+    await make_service(api, endpoints=[subset(POD_IP, "web-1")])
+    await make_node(api, "node-a", [{"type": "InternalIP", "address": "10.0.0.5"}])
+    server.pod_streams.forward_port("default", "web-1", 8080, target_port=backend)
+    server.node_proxies.forward_kubelet("node-a", target_port=backend)
+    core = kubernetes.client.CoreV1Api(official_client(server))
+
+    async def call(method: Any, *args: Any) -> Any:
+        return (await asyncio.to_thread(method, *args, _preload_content=False)).data  # the body as it came
+
+    answer = json.loads(await call(core.connect_get_namespaced_pod_proxy_with_path, "web-1:8080", "default", "a/b"))
+    assert (answer["method"], answer["path"]) == ("GET", "/a/b")
+    answer = json.loads(await call(core.connect_post_namespaced_pod_proxy_with_path, "web-1", "default", "submit"))
+    assert answer["method"] == "POST"
+    answer = json.loads(await call(core.connect_get_namespaced_service_proxy_with_path, "web:http", "default", "x"))
+    assert answer["path"] == "/x"
+    answer = json.loads(await call(core.connect_delete_namespaced_service_proxy_with_path, "web:80", "default", "y"))
+    assert (answer["method"], answer["path"]) == ("DELETE", "/y")
+    answer = json.loads(await call(core.connect_get_node_proxy_with_path, "node-a", "healthz"))
+    assert answer["path"] == "/healthz"
+    with pytest.raises(kubernetes.client.exceptions.ApiException) as raised:
+        await call(core.connect_get_namespaced_pod_proxy_with_path, "web-1:9999", "default", "z")
+    assert raised.value.status == 503
+    assert json.loads(raised.value.body)["reason"] == "ServiceUnavailable"
