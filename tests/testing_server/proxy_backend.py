@@ -1,5 +1,6 @@
 """A real HTTP server on 127.0.0.1 that plays the process behind a proxied port (the proxy tests'
-`forward_port` target): it echoes what it received, redirects, answers gzip and echoes websocket messages."""
+`forward_port` target): it echoes what it received, redirects, answers gzip, serves an HTML page and echoes websocket
+messages."""
 
 from __future__ import annotations
 
@@ -35,6 +36,23 @@ async def compressed(request: web.Request) -> web.StreamResponse:
     )
 
 
+PAGE = (
+    '<html><head><LINK REL=stylesheet href="/static/site.css"></head><body>'
+    '<a href=\'/docs/?q=1&amp;r=2\'>docs</a> <img src="logo.png"/> <a href="https://example.com/">out</a>'
+    "<script>document.write('<a href=\"/inline\">')</script></body></HTML>"
+)
+
+
+async def page(request: web.Request) -> web.StreamResponse:
+    """An HTML page with absolute, relative and foreign links; gzip-encoded when ``?gzip=1``."""
+    body = PAGE.encode()
+    headers = {"Content-Type": "text/html; charset=utf-8"}
+    if request.query.get("gzip"):
+        body = gzip.compress(body)
+        headers["Content-Encoding"] = "gzip"
+    return web.Response(body=body, headers=headers)
+
+
 async def websocket_echo(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse()
     await ws.prepare(request)
@@ -49,6 +67,7 @@ async def serve_backend() -> AsyncIterator[int]:
     app = web.Application()
     app.router.add_route("*", "/redirect", redirect)
     app.router.add_get("/gzip", compressed)
+    app.router.add_get("/page", page)
     app.router.add_get("/ws", websocket_echo)
     app.router.add_route("*", "/{tail:.*}", echo_request)
     runner = web.AppRunner(app)

@@ -69,6 +69,21 @@ async def test_discovery_lists_the_three_proxy_subresources_as_kube_does(api: Ap
     assert (entries["services/proxy"]["kind"], entries["services/proxy"]["verbs"]) == ("ServiceProxyOptions", verbs)
     assert entries["services/proxy"]["namespaced"] is True
     assert (entries["nodes/proxy"]["kind"], entries["nodes/proxy"]["namespaced"]) == ("NodeProxyOptions", False)
+    accept = {"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
+    async with api.session.get("/api", headers=accept) as response:
+        aggregated = await response.json()
+    resources = {entry["resource"]: entry for entry in aggregated["items"][0]["versions"][0]["resources"]}
+    for plural, kind in (
+        ("pods", "PodProxyOptions"),
+        ("services", "ServiceProxyOptions"),
+        ("nodes", "NodeProxyOptions"),
+    ):
+        (proxy,) = [entry for entry in resources[plural]["subresources"] if entry["subresource"] == "proxy"]
+        assert proxy == {
+            "subresource": "proxy",
+            "responseKind": {"group": "", "version": "v1", "kind": kind},
+            "verbs": verbs,
+        }
 
 
 # --- pods: the exchange ------------------------------------------------------------------------------------------
@@ -229,6 +244,29 @@ async def test_a_websocket_upgrade_is_spliced_through(server: TestAPIServer, api
     async with api.session.ws_connect(f"{NS}/pods/web/proxy/ws") as ws:
         await ws.send_str("hello")
         assert (await asyncio.wait_for(ws.receive(), 10)).data == "echo: hello"
+
+
+async def test_an_html_pages_links_are_rewritten_under_the_proxy_path(
+    server: TestAPIServer, api: Api, backend: int
+) -> None:
+    await make_pod(api, "web")
+    server.pod_streams.forward_port("default", "web", 8080, target_port=backend)
+    prefix = f"{NS}/pods/web:8080/proxy"
+    expected = (
+        f'<html><head><link rel="stylesheet" href="{prefix}/static/site.css"></head><body>'
+        f'<a href="{prefix}/docs/?q=1&amp;r=2">docs</a> <img src="logo.png"/> <a href="https://example.com/">out</a>'
+        "<script>document.write('<a href=\"/inline\">')</script></body></HTML>"
+    )
+    async with api.session.get(f"{prefix}/page") as response:
+        assert response.status == 200
+        assert response.headers["Content-Length"] == str(len(expected))
+        assert await response.text() == expected
+    async with api.session.get(f"{prefix}/page?gzip=1", headers={"Accept-Encoding": "gzip"}) as response:
+        assert response.headers["Content-Encoding"] == "gzip"  # decoded, rewritten and encoded again
+        assert await response.text() == expected
+    async with api.session.get(f"{prefix}/page?gzip=1", skip_auto_headers=["Accept-Encoding"]) as response:
+        assert "Content-Encoding" not in response.headers
+        assert await response.text() == expected
 
 
 # --- pods: kube's errors -----------------------------------------------------------------------------------------

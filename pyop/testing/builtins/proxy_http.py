@@ -12,15 +12,14 @@ its answer: one connection per request. What reaches the handler and what comes 
   ``X-Forwarded-Uri`` (the path as the client addressed it), ``Accept-Encoding: gzip`` when the client named none
   (Go's transport then decodes a gzip answer itself), the client's ``Host`` and its body (with a Content-Length);
 - to the client: the status, the headers but the hop-by-hop and ``Access-Control-Allow-*`` ones, a ``Location`` on
-  the backend's host rewritten under the proxy path, and the body streamed as it arrives;
+  the backend's host rewritten under the proxy path, and the body streamed as it arrives (an HTML page is read
+  whole and its links rewritten the same way: proxy_html);
 - a request for the proxy root without its slash (GET or HEAD) is a ``301`` to the path with a slash;
 - an upgrade (websocket, SPDY) goes through as is: a ``101`` splices the connections byte for byte, any 4xx/5xx
   answer is relayed, anything else is kube's 500 ``invalid upgrade response: status code N``;
 - nothing listening (no handler, or a forwarded TCP port that refuses) is the 503 ``error trying to reach
   service: dial tcp 10.1.2.3:8080: connect: connection refused``; a handler that ends without a complete answer
   is ``error trying to reach service: EOF`` (or, mid-body, a cut connection, as Go's proxy aborts it).
-
-HTML bodies are passed through as they are (kube rewrites their links; see docs/runtime/testing.md).
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from aiohttp import web
 from pyop.apiserver.endpoints.handlers import json_response
 from pyop.apiserver.endpoints.upgrade import is_upgrade, take_over, write_and_drain
 from pyop.testing.builtins.pod_stream_sessions import PortHandler, PortWriter
+from pyop.testing.builtins.proxy_html import rewrite_html
 from pyop.testing.builtins.proxy_location import Location
 
 _CHUNK: Final = 64 * 1024
@@ -307,9 +307,9 @@ async def _body(replies: asyncio.StreamReader, reply: _Reply, method: str) -> As
         yield data
 
 
-def rewrite_location(value: str, proxy: ProxyRequest) -> str:
-    """proxy.Transport.rewriteURL for a redirect: an absolute path on the backend's host (or on the host the client
-    asked) is put under the proxy path; relative ones and other hosts' stay."""
+def rewrite_url(value: str, proxy: ProxyRequest) -> str:
+    """proxy.Transport.rewriteURL, for a redirect's Location and a page's links: an absolute path on the backend's
+    host (or on the host the client asked) is put under the proxy path; relative ones and other hosts' stay."""
     try:
         url = urlsplit(value)
     except ValueError:
@@ -378,6 +378,9 @@ async def _relay(proxy: ProxyRequest, backend: _Backend, reply: _Reply, gzip: bo
     decoder = None
     if gzip and (reply.get("content-encoding") or "").lower() == "gzip":
         decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)  # Go's transport asked for gzip, so it decodes it
+    # transport.go: a redirect gets its Location rewritten, any other text/html answer its links.
+    content_type = (reply.get("content-type") or "").split(";", 1)[0].strip()
+    html = reply.get("location") is None and content_type == "text/html" and request.method != "HEAD"
     response = web.StreamResponse(status=reply.status, reason=reply.reason or None)
     length: str | None = None
     for name, value in reply.headers:
@@ -390,14 +393,16 @@ async def _relay(proxy: ProxyRequest, backend: _Backend, reply: _Reply, gzip: bo
         if decoder is not None and lowered == "content-encoding":
             continue
         if lowered == "location":
-            value = rewrite_location(value, proxy)
+            value = rewrite_url(value, proxy)
         response.headers.add(name, value)
-    if length is not None and length.isdigit() and decoder is None:
-        response.content_length = int(length)
-    elif request.method == "HEAD" and length is not None:
-        response.headers["Content-Length"] = length
-    await response.prepare(request)  # type: ignore[arg-type]  # a BaseRequest is all StreamResponse uses
     try:
+        if html:
+            return await _relay_html(proxy, backend, reply, decoder, response)
+        if length is not None and length.isdigit() and decoder is None:
+            response.content_length = int(length)
+        elif request.method == "HEAD" and length is not None:
+            response.headers["Content-Length"] = length
+        await response.prepare(request)  # type: ignore[arg-type]  # a BaseRequest is all StreamResponse uses
         async for data in _body(backend.replies, reply, request.method):
             chunk = decoder.decompress(data) if decoder is not None else data
             if chunk:
@@ -411,6 +416,27 @@ async def _relay(proxy: ProxyRequest, backend: _Backend, reply: _Reply, gzip: bo
         if request.transport is not None:
             request.transport.close()
         return response
+    await response.write_eof()
+    return response
+
+
+async def _relay_html(
+    proxy: ProxyRequest, backend: _Backend, reply: _Reply, decoder: Any, response: web.StreamResponse
+) -> web.StreamResponse:
+    """A page read whole and its links rewritten (rewriteResponse); an encoding kube cannot read passes as is."""
+    request = proxy.request
+    body = b"".join([data async for data in _body(backend.replies, reply, request.method)])
+    if decoder is not None:
+        body = decoder.decompress(body) + decoder.flush()
+    encoding = "" if decoder is not None else reply.get("content-encoding") or ""
+    try:
+        rewritten = rewrite_html(body, encoding, lambda url: rewrite_url(url, proxy))
+    except (OSError, EOFError, zlib.error):
+        rewritten = None
+    page = body if rewritten is None else rewritten
+    response.content_length = len(page)
+    await response.prepare(request)  # type: ignore[arg-type]
+    await response.write(page)
     await response.write_eof()
     return response
 
@@ -457,7 +483,7 @@ __all__ = [
     "ProxyRequest",
     "forward",
     "join_preserving_trailing_slash",
-    "rewrite_location",
+    "rewrite_url",
     "status_response",
     "unreachable",
 ]
