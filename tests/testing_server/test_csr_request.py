@@ -14,7 +14,7 @@ from testing_server.helpers import Api
 
 x509 = pytest.importorskip("cryptography.x509")
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
 
 CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
@@ -76,6 +76,24 @@ async def test_a_signed_request_is_accepted_and_a_tampered_signature_refused(api
     assert_invalid(f"bad-{kind}", answer, go_bytes(request), FAILURES[kind])
     status, _ = await api.get(f"{CSRS}/bad-{kind}")
     assert status == 404
+
+
+async def test_signatures_go_will_not_verify(api: Api) -> None:
+    sha256_rsa = bytes.fromhex("06092a864886f70d01010b")  # the OID sha256WithRSAEncryption
+    der = der_request("rsa")
+    assert der.count(sha256_rsa) == 1  # only the outer signatureAlgorithm (the signed part has no OID of it)
+    md5 = pem(b"CERTIFICATE REQUEST", der.replace(sha256_rsa, bytes.fromhex("06092a864886f70d010104")))
+    status, answer = await create(api, "md5", md5)
+    assert status == 422
+    assert_invalid("md5", answer, go_bytes(md5), "x509: cannot verify signature: insecure algorithm MD5-RSA")
+
+    key = dsa.generate_private_key(2048)  # Go parses DSA keys but verifies no DSA signature
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "web")])
+    signed = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256())
+    request = signed.public_bytes(serialization.Encoding.PEM)
+    status, answer = await create(api, "dsa", request)
+    assert status == 422
+    assert_invalid("dsa", answer, go_bytes(request), "x509: cannot verify signature: algorithm unimplemented")
 
 
 async def test_what_is_not_a_certificate_request_pem_block(api: Api) -> None:

@@ -77,20 +77,13 @@ def _signature_problem(request: Any) -> str | None:
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
     try:
-        algorithm = request.signature_hash_algorithm
-    except UnsupportedAlgorithm:
-        return UNSUPPORTED
-    if isinstance(algorithm, hashes.MD5):
-        return "x509: cannot verify signature: insecure algorithm MD5-RSA"
-    try:
+        if isinstance(request.signature_hash_algorithm, hashes.MD5):
+            return "x509: cannot verify signature: insecure algorithm MD5-RSA"
         key = request.public_key()
-    except (UnsupportedAlgorithm, ValueError):
-        return UNSUPPORTED
-    if not isinstance(key, rsa.RSAPublicKey | ec.EllipticCurvePublicKey | ed25519.Ed25519PublicKey):
-        return UNSUPPORTED
-    try:
+        if not isinstance(key, rsa.RSAPublicKey | ec.EllipticCurvePublicKey | ed25519.Ed25519PublicKey):
+            return UNSUPPORTED
         valid = request.is_signature_valid
-    except UnsupportedAlgorithm:
+    except (UnsupportedAlgorithm, ValueError):  # a signature or key algorithm cryptography cannot use either
         return UNSUPPORTED
     if valid:
         return None
