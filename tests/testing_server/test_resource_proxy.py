@@ -520,6 +520,9 @@ async def test_node_proxy_errors_are_kubes(server: TestAPIServer, api: Api) -> N
     )
     refused = "error trying to reach service: dial tcp node-b:10255: connect: connection refused"
     assert await status_of(api, "/api/v1/nodes/node-b/proxy/healthz") == (503, "ServiceUnavailable", refused)
+    await make_node(api, "loop", [{"type": "InternalIP", "address": "127.0.0.1"}])
+    assert (await status_of(api, "/api/v1/nodes/loop/proxy/"))[:2] == (503, "ServiceUnavailable")  # the kubelet's
+    assert await status_of(api, "/api/v1/nodes/loop:9100/proxy/") == (400, "BadRequest", "address not allowed")
     assert await status_of(api, "/api/v1/nodes/ftp:node-b:21/proxy/") == (
         400,
         "BadRequest",

@@ -14,7 +14,8 @@ Each resource resolves it in its own way, with its own errors, which clients mee
 - a node (pkg/registry/core/node/rest, ResourceLocation): the node must exist (404), its address is the first of
   kube-apiserver's default `--kubelet-preferred-address-types` (Hostname, InternalDNS, InternalIP, ExternalDNS,
   ExternalIP) it has (otherwise a 500 ``no preferred addresses found; known addresses: [...]``), the kubelet's
-  port is ``status.daemonEndpoints.kubeletEndpoint.Port`` (default 10250) and its scheme https.
+  port is ``status.daemonEndpoints.kubeletEndpoint.Port`` (default 10250) and its scheme https; another port is
+  refused on an address that is not global unicast (400 ``address not allowed``).
 
 What comes back is a `Location`: the address a cluster would dial and, for the test server, which test handler
 plays the process listening there (a pod's port: ``server.pod_streams``; a node's: ``server.node_proxies``).
@@ -190,7 +191,19 @@ def node_location(store: Store, target: str) -> Location:
     kubelet_port = str(endpoint)
     if not port or port == kubelet_port:
         return Location("https", hostname, kubelet_port, "", name, kubelet=True)
+    # IsProxyableHostname: another port must resolve to global unicast addresses only (a hostname's lookup is
+    # not made here: the test server resolves no node names).
+    if _is_ip(hostname) and not is_global_unicast(hostname):
+        raise bad_request("address not allowed")
     return Location(scheme, hostname, port, "", name)
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _preferred_address(node: dict[str, Any]) -> str:
