@@ -157,6 +157,23 @@ async def test_the_port_defaults_to_the_first_declared_one_and_the_scheme_form_i
     assert seen == [9000, 9001, 8443, 9000]
 
 
+async def test_an_answer_without_a_content_type_gets_the_one_gos_server_sniffs(server: TestAPIServer, api: Api) -> None:
+    bodies = {"text": b"plain words", "png": b"\x89PNG\r\n\x1a\n" + bytes(16), "html": b"<!doctype html><p>"}
+
+    async def handler(reader: asyncio.StreamReader, writer: PortWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        body = bodies[head.split(b" ")[1].decode().strip("/")]
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+
+    await make_pod(api, "web")
+    server.pod_streams.on_port("default", "web", 8080, handler)
+    expected = {"text": "text/plain; charset=utf-8", "png": "image/png", "html": "text/html; charset=utf-8"}
+    for name, content_type in expected.items():
+        async with api.session.get(f"{NS}/pods/web/proxy/{name}") as response:
+            assert response.headers["Content-Type"] == content_type
+            assert await response.read() == bodies[name]
+
+
 async def test_a_pod_without_ports_is_reached_on_the_schemes_default_port(server: TestAPIServer, api: Api) -> None:
     async def handler(reader: asyncio.StreamReader, writer: PortWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")

@@ -12,8 +12,9 @@ its answer: one connection per request. What reaches the handler and what comes 
   ``X-Forwarded-Uri`` (the path as the client addressed it), ``Accept-Encoding: gzip`` when the client named none
   (Go's transport then decodes a gzip answer itself), the client's ``Host`` and its body (with a Content-Length);
 - to the client: the status, the headers but the hop-by-hop and ``Access-Control-Allow-*`` ones, a ``Location`` on
-  the backend's host rewritten under the proxy path, and the body streamed as it arrives (an HTML page is read
-  whole and its links rewritten the same way: proxy_html);
+  the backend's host rewritten under the proxy path, a Content-Type sniffed from the body when none came (Go's
+  server does it: proxy_sniff), and the body streamed as it arrives (an HTML page is read whole and its links
+  rewritten the same way: proxy_html);
 - a request for the proxy root without its slash (GET or HEAD) is a ``301`` to the path with a slash;
 - an upgrade (websocket, SPDY) goes through as is: a ``101`` splices the connections byte for byte, any 4xx/5xx
   answer is relayed, anything else is kube's 500 ``invalid upgrade response: status code N``;
@@ -39,6 +40,7 @@ from pyop.apiserver.endpoints.upgrade import is_upgrade, take_over, write_and_dr
 from pyop.testing.builtins.pod_stream_sessions import PortHandler, PortWriter
 from pyop.testing.builtins.proxy_html import rewrite_html
 from pyop.testing.builtins.proxy_location import Location
+from pyop.testing.builtins.proxy_sniff import detect_content_type
 
 _CHUNK: Final = 64 * 1024
 _HEAD_LIMIT: Final = 1 << 20  # Go's default MaxResponseHeaderBytes-ish bound on a backend's head
@@ -402,8 +404,18 @@ async def _relay(proxy: ProxyRequest, backend: _Backend, reply: _Reply, gzip: bo
             response.content_length = int(length)
         elif request.method == "HEAD" and length is not None:
             response.headers["Content-Length"] = length
+        chunks = _body(backend.replies, reply, request.method)
+        first = b""
+        async for data in chunks:  # the first bytes, for Go's server to sniff a Content-Type from when none came
+            first = decoder.decompress(data) if decoder is not None else data
+            if first:
+                break
+        if first and "Content-Type" not in response.headers:
+            response.headers["Content-Type"] = detect_content_type(first)
         await response.prepare(request)  # type: ignore[arg-type]  # a BaseRequest is all StreamResponse uses
-        async for data in _body(backend.replies, reply, request.method):
+        if first:
+            await response.write(first)
+        async for data in chunks:
             chunk = decoder.decompress(data) if decoder is not None else data
             if chunk:
                 await response.write(chunk)
@@ -435,6 +447,8 @@ async def _relay_html(
         rewritten = None
     page = body if rewritten is None else rewritten
     response.content_length = len(page)
+    if page and "Content-Type" not in response.headers:
+        response.headers["Content-Type"] = detect_content_type(page)
     await response.prepare(request)  # type: ignore[arg-type]
     await response.write(page)
     await response.write_eof()
