@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,6 +29,7 @@ from aiohttp import web
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.apiserver.authentication.authenticator import TokenAuthenticator
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path
+from pyop.apiserver.registry.clock import utc_now
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.patch import clone_json
 from pyop.apiserver.registry.resources import ResourceRegistry
@@ -78,10 +79,6 @@ class RequestRecord:
 _RECORD: ContextVar[RequestRecord] = ContextVar("pyop_testing_request_record")
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class _RBACAuthorizer:
     """The authorization stage over the server's `Authorization` (system:masters, then RBAC)."""
 
@@ -121,7 +118,7 @@ class TestAPIServer(GenericAPIServer):
         *,
         history_limit: int = 10_000,
         bookmark_interval: float = 1.0,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,  # the system clock, which the registry reads fastest
         token: str | None = None,
         kubernetes_version: str = PINNED_KUBERNETES_VERSION,
         tls: bool = True,

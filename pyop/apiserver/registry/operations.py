@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import secrets
 import string
-import uuid
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +41,7 @@ from pyop.api.status import (
     not_found,
     qualified,
 )
+from pyop.api.uids import new_uid
 from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
 from pyop.apiserver.admission.plugins import (
     CREATE,
@@ -55,6 +56,7 @@ from pyop.apiserver.admission.points import MUTATING, VALIDATING, AdmissionPoint
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
 from pyop.apiserver.registry import managed_fields
+from pyop.apiserver.registry.clock import format_time, utc_now
 from pyop.apiserver.registry.conversion import stored_as
 from pyop.apiserver.registry.kinds import CompiledKinds, SchemaKinds
 from pyop.apiserver.registry.namespaces import namespace_state
@@ -102,10 +104,6 @@ class WriteOptions:
     @property
     def strict_fields(self) -> bool:
         return self.field_validation == "Strict"
-
-
-def _format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _get_path(obj: dict[str, Any], path: str) -> Any:
@@ -232,11 +230,19 @@ class Operations:
 
     def now(self) -> str:
         """The clock as a metav1.Time string; formatted once per second (strftime costs as much as
-        a tenth of a write, and timestamps have one-second resolution anyway)."""
-        moment = self.clock()
-        second = math.floor(moment.timestamp())
-        if second != self._formatted_second:
-            self._formatted_second, self._formatted_time = second, _format_time(moment)
+        a tenth of a write, and timestamps have one-second resolution anyway). The system clock (`utc_now`)
+        is read as `time.time()`: its second without building a datetime (registry/clock.py)."""
+        clock = self.clock
+        if clock is utc_now:
+            second = int(time.time())
+            if second != self._formatted_second:
+                self._formatted_second = second
+                self._formatted_time = format_time(datetime.fromtimestamp(second, UTC))
+        else:
+            moment = clock()
+            second = math.floor(moment.timestamp())
+            if second != self._formatted_second:
+                self._formatted_second, self._formatted_time = second, format_time(moment)
         return self._formatted_time
 
     def storage_type(self, storage_key: str) -> ResourceType | None:
@@ -481,8 +487,9 @@ class Operations:
             "selfLink",
         ):
             metadata.pop(key, None)
-        metadata["uid"] = str(uuid.uuid4())
-        metadata["creationTimestamp"] = self.now()
+        metadata["uid"] = new_uid()  # str(uuid.uuid4()), made in batches (pyop/api/uids.py)
+        now = self.now()  # one timestamp per write: creationTimestamp and the creator's managedFields time
+        metadata["creationTimestamp"] = now
         if strategy.generation is not None:
             metadata["generation"] = 1
         else:
@@ -493,9 +500,7 @@ class Operations:
         if validating is not None:
             run_validating(self.validating_plugins, validating, obj, self.store, last=False)
         if managed is None:
-            managed = self.field_manager.created(
-                resource_type, obj, sent_managed, manager=options.manager, time=self.now()
-            )
+            managed = self.field_manager.created(resource_type, obj, sent_managed, manager=options.manager, time=now)
         if managed:
             obj["metadata"]["managedFields"] = managed
         if admitting:

@@ -25,7 +25,7 @@ import ssl
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from pyop.apiserver.endpoints.handlers import json_response
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target
 from pyop.apiserver.groups import APIGroupVersion, ServedKind, served_kinds
 from pyop.apiserver.registry.aggregated import AggregatedOperations
+from pyop.apiserver.registry.clock import utc_now
 from pyop.apiserver.registry.resources import ResourceRegistry
 from pyop.apiserver.server.config import SERVING_HOSTS, Config, build_config
 from pyop.apiserver.server.generic import GenericAPIServer
@@ -51,10 +52,6 @@ from pyop.manager.certwatcher import CertWatcher
 log = logging.getLogger("pyop.apiserver")
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class AggregatedServer(GenericAPIServer):
     """Serves ``groups`` with ``config`` (from `build_config`); see the module docstring."""
 
@@ -63,7 +60,7 @@ class AggregatedServer(GenericAPIServer):
         groups: Sequence[APIGroupVersion],
         config: Config,
         *,
-        clock: Callable[[], datetime] = _utc_now,
+        clock: Callable[[], datetime] = utc_now,
         kubernetes_version: str = PINNED_KUBERNETES_VERSION,
     ) -> None:
         self.groups = list(groups)
