@@ -461,9 +461,11 @@ async def test_service_proxy_errors_are_kubes(server: TestAPIServer, api: Api) -
         "ServiceUnavailable",
         'no endpoints available for service "web"',
     )
-    # An address whose pod has another IP, one in another namespace, one without a targetRef: none is valid.
+    # An address whose pod has another IP, one in another namespace, one without a targetRef, a not-ready one.
     subsets = [subset(POD_IP, "other"), subset(POD_IP, "web-1", namespace="kube-system")]
     subsets.append({"addresses": [{"ip": POD_IP}], "ports": [{"name": "http", "port": 8080}]})
+    ready_later = subset(POD_IP, "web-1")  # a valid address, but not ready: never picked
+    subsets.append({"notReadyAddresses": ready_later["addresses"], "ports": ready_later["ports"]})
     status, current = await api.get(f"{NS}/endpoints/web")
     assert status == 200
     status, _ = await api.put(f"{NS}/endpoints/web", {**current, "subsets": subsets})

@@ -70,6 +70,7 @@ _CORS: Final = frozenset(
 )
 _BODYLESS_REQUESTS: Final = ("GET", "HEAD")
 _PANIC: Final = "This request caused apiserver to panic. Look in the logs for details."
+_CLOSING: set[asyncio.Future[None]] = set()  # backend connections being closed after their exchange
 
 
 def status_response(code: int, message: str, reason: str | None) -> web.Response:
@@ -165,7 +166,9 @@ class _Backend:
 
     async def exchange_finished(self) -> None:
         """Give the handler its end of the exchange in the background (the client does not wait for it)."""
-        asyncio.ensure_future(self.close())
+        closing = asyncio.ensure_future(self.close())
+        _CLOSING.add(closing)  # the loop holds tasks weakly
+        closing.add_done_callback(_CLOSING.discard)
 
 
 class ProxyRequest:
