@@ -18,8 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
-
+from pyop_scaffold.commands.certificate_rbac import dump_documents, rotator_rbac
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.edit.insertion import has_marker, insert_at_marker
 from pyop_scaffold.edit.yaml_edit import append_unique, merge_replacements
@@ -140,56 +139,25 @@ def apiservice_names(project: Project) -> list[str]:
 def certificates_rbac(project: Project) -> list[dict[str, Any]]:
     """What the server's rotator may do, by name: get/update (and create, which RBAC cannot limit by name) its
     Secret in its namespace; get/update/patch its APIServices' caBundle."""
-    subject = {"kind": "ServiceAccount", "name": "apiserver", "namespace": "system"}
-    labels = {"app.kubernetes.io/component": "apiserver", "app.kubernetes.io/managed-by": "kustomize"}
-    return [
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "Role",
-            "metadata": {"labels": dict(labels), "name": CERTIFICATES_ROLE, "namespace": "system"},
-            "rules": [
-                {
-                    "apiGroups": [""],
-                    "resources": ["secrets"],
-                    "resourceNames": [SECRET_NAME],
-                    "verbs": ["get", "update"],
-                },
-                {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            ],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "RoleBinding",
-            "metadata": {"labels": dict(labels), "name": CERTIFICATES_BINDING, "namespace": "system"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": CERTIFICATES_ROLE},
-            "subjects": [dict(subject)],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"labels": dict(labels), "name": CERTIFICATES_ROLE},
-            "rules": [
-                {
-                    "apiGroups": ["apiregistration.k8s.io"],
-                    "resources": ["apiservices"],
-                    "resourceNames": apiservice_names(project),
-                    "verbs": ["get", "patch", "update"],
-                }
-            ],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"labels": dict(labels), "name": CERTIFICATES_BINDING},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": CERTIFICATES_ROLE},
-            "subjects": [dict(subject)],
-        },
-    ]
+    return rotator_rbac(
+        role=CERTIFICATES_ROLE,
+        binding=CERTIFICATES_BINDING,
+        secret=SECRET_NAME,
+        service_account="apiserver",
+        cluster_rules=[
+            {
+                "apiGroups": ["apiregistration.k8s.io"],
+                "resources": ["apiservices"],
+                "resourceNames": apiservice_names(project),
+                "verbs": ["get", "patch", "update"],
+            }
+        ],
+        labels={"app.kubernetes.io/component": "apiserver", "app.kubernetes.io/managed-by": "kustomize"},
+    )
 
 
 def _dump(documents: list[dict[str, Any]]) -> bytes:
-    text = "---\n".join(yaml.safe_dump(document, sort_keys=False) for document in documents)
-    return (GENERATED + text).encode()
+    return dump_documents(GENERATED, documents)
 
 
 def _plan_default(changes: ChangeSet, certificates: str) -> None:

@@ -22,9 +22,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
-
 from pyop_scaffold.commands.apiserver_config import manager_patch_target
+from pyop_scaffold.commands.certificate_rbac import dump_documents, rotator_rbac
 from pyop_scaffold.commands.project_files import read_text
 from pyop_scaffold.edit.insertion import insert_at_marker
 from pyop_scaffold.edit.python_source import add_import
@@ -146,43 +145,13 @@ def rbac_documents(project: Project) -> list[dict[str, Any]]:
                 "verbs": ["get", "update"],
             }
         )
-    subject = {"kind": "ServiceAccount", "name": "controller-manager", "namespace": "system"}
-    return [
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "Role",
-            "metadata": {"name": ROLE_NAME, "namespace": "system"},
-            "rules": [
-                {
-                    "apiGroups": [""],
-                    "resources": ["secrets"],
-                    "resourceNames": [SECRET_NAME],
-                    "verbs": ["get", "update"],
-                },
-                {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            ],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "RoleBinding",
-            "metadata": {"name": "webhook-certificates-rolebinding", "namespace": "system"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ROLE_NAME},
-            "subjects": [subject],
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": ROLE_NAME},
-            "rules": rules,
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": "webhook-certificates-rolebinding"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": ROLE_NAME},
-            "subjects": [subject],
-        },
-    ]
+    return rotator_rbac(
+        role=ROLE_NAME,
+        binding="webhook-certificates-rolebinding",
+        secret=SECRET_NAME,
+        service_account="controller-manager",
+        cluster_rules=rules,
+    )
 
 
 def env_patch(project: Project) -> dict[str, Any]:
@@ -245,8 +214,7 @@ def replacements(project: Project) -> list[dict[str, Any]]:
 
 
 def _dump(documents: list[dict[str, Any]]) -> bytes:
-    text = "---\n".join(yaml.safe_dump(document, sort_keys=False) for document in documents)
-    return (GENERATED + text).encode()
+    return dump_documents(GENERATED, documents)
 
 
 def plan_kustomize(changes: ChangeSet, project: Project, rendered: dict[str, bytes], settings: WebhookSettings) -> None:
