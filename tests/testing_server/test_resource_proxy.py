@@ -286,6 +286,39 @@ async def test_an_html_pages_links_are_rewritten_under_the_proxy_path(
         assert await response.text() == expected
 
 
+async def test_an_upgrade_the_backend_refuses_or_ignores(server: TestAPIServer, api: Api) -> None:
+    """tryUpgrade: a 4xx/5xx answer is relayed as it came, a non-101 success is kube's 500, nothing listening is
+    the dial error itself (the upgrade path has no Transport to wrap it as a 503)."""
+
+    def answering(head: bytes) -> Any:
+        async def handler(reader: asyncio.StreamReader, writer: PortWriter) -> None:
+            request = await reader.readuntil(b"\r\n\r\n")
+            assert b"Upgrade: websocket" in request and b"X-Forwarded-For: 127.0.0.1" in request
+            writer.write(head)
+
+        return handler
+
+    await make_pod(api, "web", ports=(8080, 8081, 8082))
+    server.pod_streams.on_port(
+        "default", "web", 8080, answering(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 4\r\n\r\nnope")
+    )
+    server.pod_streams.on_port("default", "web", 8081, answering(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
+    upgrade["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
+    async with api.session.get(f"{NS}/pods/web:8080/proxy/ws", headers=upgrade) as response:
+        assert (response.status, await response.text()) == (403, "nope")
+    async with api.session.get(f"{NS}/pods/web:8081/proxy/ws", headers=upgrade) as response:
+        body = await response.json()
+        assert (response.status, body["message"], "reason" in body) == (
+            500,
+            "invalid upgrade response: status code 200",
+            False,
+        )
+    async with api.session.get(f"{NS}/pods/web:8082/proxy/ws", headers=upgrade) as response:
+        body = await response.json()
+        assert (response.status, body["message"]) == (500, f"dial tcp {POD_IP}:8082: connect: connection refused")
+
+
 # --- pods: kube's errors -----------------------------------------------------------------------------------------
 
 
