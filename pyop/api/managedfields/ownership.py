@@ -17,7 +17,7 @@ This is structured-merge-diff's ``Updater`` as kube-apiserver drives it (``manag
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pyop.api.managedfields.fieldpath import (
@@ -70,27 +70,104 @@ _STRIPPED: FieldSet = {
     },
 }
 
+_STRIPPED_TOP_ELEMENTS = tuple(key for key in _STRIPPED if key != "f:metadata")
+_STRIPPED_META_ELEMENTS = tuple(key for key in _STRIPPED["f:metadata"] if key != SELF)
+
+
+def _without_members(node: FieldSet, elements: tuple[str, ...]) -> FieldSet:
+    """``node`` less the members among ``elements`` (what is below a member stays); ``node`` itself when none is."""
+    result: FieldSet | None = None
+    for element in elements:
+        value = node.get(element)
+        if value is None or (value and SELF not in value):
+            continue
+        if result is None:
+            result = dict(node)
+        below = children(value)
+        if below:
+            result[element] = below
+        else:
+            del result[element]
+    return node if result is None else result
+
+
+def without_stripped(fields: FieldSet) -> FieldSet:
+    """``difference(fields, _STRIPPED)`` by a dozen lookups instead of a walk (every write takes the stripped
+    fields out of what it owns): ``fields`` itself when it owns none of them."""
+    result = _without_members(fields, _STRIPPED_TOP_ELEMENTS)
+    meta = result.get("f:metadata")
+    if meta is None:
+        return result
+    below = children(meta)
+    kept = _without_members(below, _STRIPPED_META_ELEMENTS)
+    if kept is below and meta and SELF not in meta:
+        return result
+    if result is fields:
+        result = dict(fields)
+    if kept:
+        result["f:metadata"] = kept
+    else:
+        del result["f:metadata"]
+    return result
+
+
 Identity = tuple[str, str, str, str]
 MAX_UPDATE_MANAGERS = 10
 ANCIENT_CHANGES = "ancient-changes"  # the bucket the oldest Update entries are merged into beyond the cap
 
 
-@dataclass(frozen=True)
 class Manager:
-    """One managedFields entry."""
+    """One managedFields entry; never modified once built (results share managers with their inputs).
+
+    A plain class with slots rather than a frozen dataclass: several are built per write, and a frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field) cost more than the rest of a small write's bookkeeping.
+    Equality is the dataclass's: every field but ``source`` (the entry decoded, or encoded, from)."""
+
+    __slots__ = ("manager", "operation", "api_version", "fields", "subresource", "time", "source", "identity")
 
     manager: str
     operation: str
     api_version: str
     fields: FieldSet
-    subresource: str = ""
-    time: str | None = None
-    source: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # the entry decoded
+    subresource: str
+    time: str | None
+    source: Mapping[str, Any] | None
+    identity: Identity  # what tells two entries apart (BuildManagerIdentifier): an applier's apiVersion is not part
 
-    @property
-    def identity(self) -> Identity:
-        """What tells two entries apart (BuildManagerIdentifier): an applier's apiVersion is not part of it."""
-        return (self.manager, self.operation, self.api_version if self.operation == UPDATE else "", self.subresource)
+    def __init__(
+        self,
+        manager: str,
+        operation: str,
+        api_version: str,
+        fields: FieldSet,
+        subresource: str = "",
+        time: str | None = None,
+        source: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.operation = operation
+        self.api_version = api_version
+        self.fields = fields
+        self.subresource = subresource
+        self.time = time
+        self.source = source
+        self.identity = (manager, operation, api_version if operation == UPDATE else "", subresource)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.manager, self.operation, self.api_version, self.fields, self.subresource, self.time)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Manager:
+            return NotImplemented
+        return self._compared() == other._compared()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # holds a dict, as the dataclass did (unhashable)
+
+    def __repr__(self) -> str:
+        return (
+            f"Manager(manager={self.manager!r}, operation={self.operation!r}, api_version={self.api_version!r}, "
+            f"fields={self.fields!r}, subresource={self.subresource!r}, time={self.time!r})"
+        )
 
     def describe(self) -> str:
         """How kube-apiserver names the manager in a conflict (printManager)."""
@@ -154,7 +231,7 @@ def decode(entries: Any, *, validate_fields: bool = True) -> Managers:
             problem = validate(fields)
             if problem:
                 raise InvalidManagedFields(f"managed fields entry {position}: {problem}")
-            fields = difference(fields, _STRIPPED)
+            fields = without_stripped(fields)
         manager = Manager(
             manager=str(entry.get("manager") or ""),
             operation=operation,
@@ -182,28 +259,39 @@ def encode(managers: Managers) -> list[Mapping[str, Any]]:
 
 
 def encode_with_managers(managers: Managers) -> tuple[list[Mapping[str, Any]], Managers]:
-    """``encode``, and the managers as ``decode`` would read that list back (their entries as sources)."""
-    ordered = sorted(
-        (manager for manager in managers.values() if manager.fields),
-        key=lambda m: (m.operation, m.time or "", m.manager, m.api_version, m.subresource),
-    )
+    """``encode``, and the managers as ``decode`` would read that list back (their entries as sources).
+
+    A manager built for this write (no source yet) is given its new entry as its source rather than copied: the
+    source is only a cache of the manager's wire form (not part of its value), and filling it in is what lets the
+    next write reuse the entry."""
+    ordered = [manager for manager in managers.values() if manager.fields]
+    if len(ordered) > 1:
+        ordered.sort(key=_order)
     entries: list[Mapping[str, Any]] = []
     decoded: Managers = {}
     for manager in ordered:
         entry = manager.to_entry()
         entries.append(entry)
         if entry is not manager.source:
-            manager = Manager(
-                manager.manager,
-                manager.operation,
-                manager.api_version,
-                manager.fields,
-                manager.subresource,
-                manager.time,
-                entry,
-            )
+            if manager.source is None:
+                manager.source = entry
+            else:
+                manager = Manager(
+                    manager.manager,
+                    manager.operation,
+                    manager.api_version,
+                    manager.fields,
+                    manager.subresource,
+                    manager.time,
+                    entry,
+                )
         decoded[manager.identity] = manager
     return entries, decoded
+
+
+def _order(manager: Manager) -> tuple[str, str, str, str, str]:
+    """How kube-apiserver orders managedFields: operation, time, manager, apiVersion, subresource."""
+    return (manager.operation, manager.time or "", manager.manager, manager.api_version, manager.subresource)
 
 
 @dataclass(frozen=True)
@@ -381,12 +469,12 @@ def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: Fi
         # metadata.generation): the writer never owns those, so when it owns none of them either, losing and owning
         # again still leaves its fields as they were.
         own = managers.get(writer.identity)
-        owned = difference(changed, _STRIPPED) if own is not None and own.fields else None
+        owned = without_stripped(changed) if own is not None and own.fields else None
         if (
             own is not None
             and owned
             and is_subset(owned, own.fields)
-            and (owned is changed or difference(own.fields, _STRIPPED) is own.fields)
+            and (owned is changed or without_stripped(own.fields) is own.fields)
             and all(m is own or (m.fields and difference(m.fields, changed) is m.fields) for m in managers.values())
         ):
             if own.time == writer.time:
@@ -395,7 +483,7 @@ def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: Fi
             result[writer.identity] = _with(writer, own.fields, writer.time)
             return _cap_updaters(result)
     result = _non_empty(_lose(managers, None, changed, removed))
-    owned = difference(difference(changed, removed), _STRIPPED)
+    owned = without_stripped(difference(changed, removed))
     if owned:
         previous = result.get(writer.identity)
         fields = union(previous.fields, owned) if previous is not None else owned
@@ -448,7 +536,7 @@ def apply(
     last = managers.get(identity)
     candidates = dict(managers)
     candidates[identity] = _with(applier, config_fields, applier.time)
-    owned = difference(config_fields, _STRIPPED)
+    owned = without_stripped(config_fields)
     # Only fields applied last time and not now can go: none (the same fields re-applied, the steady state of a
     # controller; equal sets are told in C) skips the walks.
     if last is not None and last.fields and last.fields != owned and difference(last.fields, config_fields):
@@ -475,6 +563,8 @@ def apply(
 def _cap_updaters(managers: Managers) -> Managers:
     """At most ten Update entries: the oldest are merged, per apiVersion, into an ``ancient-changes`` entry
     (kube-apiserver's capManagersManager)."""
+    if len(managers) <= MAX_UPDATE_MANAGERS:
+        return managers
     updaters = [m for m in managers.values() if m.operation == UPDATE]
     if len(updaters) <= MAX_UPDATE_MANAGERS:
         return managers

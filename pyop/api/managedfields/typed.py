@@ -8,7 +8,6 @@ unchanged subtree with their inputs (stored objects are shared between versions,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyop.api.managedfields.fieldpath import (
@@ -22,10 +21,11 @@ from pyop.api.managedfields.fieldpath import (
     make,
     value_element,
 )
-from pyop.api.managedfields.schema import LIST, MAP, UNTYPED, Type
+from pyop.api.managedfields.schema import DEDUCED, LIST, MAP, UNTYPED, Type
 
 _MISSING: Any = object()
 _LEAF, _MAP, _LIST = 0, 1, 2
+_SCALARS = (str, int, float, bool)  # JSON scalars but null: leaves whatever the schema says
 
 
 class SchemaError(ValueError):
@@ -76,8 +76,13 @@ def _fill(value: Any, t: Type, node: FieldSet, allow_duplicates: bool) -> None:
     shape = _shape(t, value)
     if shape == _MAP:
         untyped = t.kind == UNTYPED
+        fields = t.fields
+        other_type = t.element or DEDUCED  # what t.child(key) gives for a key that is not a named field
         for key, item in value.items():
-            child_type = t.child(key)
+            if item is None or type(item) in _SCALARS:
+                node["f:" + key] = {}  # a leaf whatever its type says: a member with nothing below
+                continue
+            child_type = fields.get(key) or other_type
             below: FieldSet = {}
             child_shape = _shape(child_type, item)
             if child_shape != _LEAF:
@@ -85,12 +90,12 @@ def _fill(value: Any, t: Type, node: FieldSet, allow_duplicates: bool) -> None:
                     _fill(item, child_type, below, allow_duplicates)
                 except SchemaError as error:
                     raise _prefixed(error, "f:" + key) from None
-            member = child_shape == _LEAF or item is None or item == {} or untyped or not t.is_named(key)
+            member = child_shape == _LEAF or item == {} or untyped or key not in fields
             entry = make(member, below)
             if entry is not None:
                 node["f:" + key] = entry
     elif shape == _LIST:
-        element_type = t.element or Type(UNTYPED)
+        element_type = t.element or DEDUCED
         for index, item in enumerate(value):
             element = item_element(t, index, item)
             if element in node:
@@ -116,7 +121,7 @@ def added_field_set(value: Any, t: Type) -> FieldSet:
             below = added_field_set(item, t.child(key)) if isinstance(item, dict | list) and item else {}
             node["f:" + key] = {SELF: {}, **below} if below else {}
     elif shape == _LIST:
-        element_type = t.element or Type(UNTYPED)
+        element_type = t.element or DEDUCED
         for index, item in enumerate(value):
             try:
                 element = item_element(t, index, item)
@@ -154,20 +159,28 @@ def merge(live: Any, applied: Any, t: Type) -> Any:
     if shape == _LEAF or shape != _shape(t, applied) or (not live and not applied):
         return live if live == applied and type(live) is type(applied) else applied
     if shape == _MAP:
-        out = dict(live)
-        same = True
+        out: dict[str, Any] | None = None  # copied on the first change: most applies change a value or two
+        fields = t.fields
+        other_type = t.element or DEDUCED
         for key, item in applied.items():
             current = live.get(key, _MISSING)
-            merged = merge(current, item, t.child(key))
+            if type(item) in _SCALARS:
+                if type(current) is type(item) and current == item:
+                    continue  # an equal scalar: merge gives live's own value
+                merged = item  # a scalar replaces whatever was there
+            else:
+                merged = merge(current, item, fields.get(key) or other_type)
             if merged is None:
-                if key in out:
+                if current is not _MISSING:
+                    if out is None:
+                        out = dict(live)
                     del out[key]
-                    same = False
             elif merged is not current:
+                if out is None:
+                    out = dict(live)
                 out[key] = merged
-                same = False
-        return live if same else out
-    element_type = t.element or Type(UNTYPED)
+        return live if out is None else out
+    element_type = t.element or DEDUCED
     incoming: dict[str, Any] = {}
     order: list[str] = []
     for index, item in enumerate(applied):
@@ -198,13 +211,15 @@ def merge(live: Any, applied: Any, t: Type) -> Any:
     return result
 
 
-@dataclass
 class Comparison:
-    """What changed between two versions of an object, as sets of paths."""
+    """What changed between two versions of an object, as sets of paths (a slots class: one per write)."""
 
-    added: FieldSet = field(default_factory=dict)
-    modified: FieldSet = field(default_factory=dict)
-    removed: FieldSet = field(default_factory=dict)
+    __slots__ = ("added", "modified", "removed")
+
+    def __init__(self) -> None:
+        self.added: FieldSet = {}
+        self.modified: FieldSet = {}
+        self.removed: FieldSet = {}
 
     def is_same(self) -> bool:
         return not (self.added or self.modified or self.removed)
@@ -222,9 +237,6 @@ def compare(old: Any, new: Any, t: Type, *, skip_metadata: frozenset[str] = froz
     return comparison
 
 
-_SCALARS = (str, int, float, bool)
-
-
 def _compare_map(
     old_map: dict[str, Any],
     new_map: dict[str, Any],
@@ -236,19 +248,25 @@ def _compare_map(
     skip: frozenset[str] = frozenset(),
 ) -> None:
     """The entries of two maps compared (``skip``: keys of these maps left out)."""
+    fields = t.fields
+    other_type = t.element or DEDUCED  # t.child(key) for a key that is not a named field
     for key, item in old_map.items():
         if key in skip:
             continue
         other = new_map.get(key, _MISSING)
-        if other is item or (type(item) in _SCALARS and type(other) is type(item) and other == item):
-            continue  # shared or equal scalars: the common case, decided without a call
-        if skip_metadata and key == "metadata" and isinstance(item, dict) and isinstance(other, dict):
-            _compare_map(item, other, t.child(key), (*path, "f:" + key), result, skip=skip_metadata)
+        if other is item:
+            continue  # shared: the common case, decided without a call
+        if type(item) in _SCALARS and type(other) in _SCALARS:
+            if item != other:  # two leaves: modified unless equal (1 and 1.0 are, as _compare finds)
+                insert(result.modified, (*path, "f:" + key))
             continue
-        _compare(item, other, t.child(key), (*path, "f:" + key), result)
+        if skip_metadata and key == "metadata" and isinstance(item, dict) and isinstance(other, dict):
+            _compare_map(item, other, fields.get(key) or other_type, (*path, "f:" + key), result, skip=skip_metadata)
+            continue
+        _compare(item, other, fields.get(key) or other_type, (*path, "f:" + key), result)
     for key, item in new_map.items():
         if key not in old_map and key not in skip:
-            _compare(_MISSING, item, t.child(key), (*path, "f:" + key), result)
+            _compare(_MISSING, item, fields.get(key) or other_type, (*path, "f:" + key), result)
 
 
 def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Comparison) -> None:
@@ -274,7 +292,7 @@ def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Compari
     if shape == _MAP:
         _compare_map(old if old is not _MISSING else {}, new if new is not _MISSING else {}, t, path, result)
     else:
-        element_type = t.element or Type(UNTYPED)
+        element_type = t.element or DEDUCED
         old_items = _items_by_element(t, old if old is not _MISSING else [])
         new_items = _items_by_element(t, new if new is not _MISSING else [])
         for element, item in old_items.items():
@@ -325,7 +343,7 @@ def remove_items(value: Any, fields: FieldSet, t: Type) -> Any:
         if not changed:
             return value
         return out or None
-    element_type = t.element or Type(UNTYPED)
+    element_type = t.element or DEDUCED
     kept_items: list[Any] = []
     changed = False
     for index, item in enumerate(value):
@@ -362,9 +380,9 @@ def ensure_named_fields_are_members(fields: FieldSet, t: Type) -> FieldSet:
         member = is_member(node)
         if below:
             if key.startswith("f:"):
-                child_type = t.child(key[2:]) if t.kind in (MAP, UNTYPED) else Type(UNTYPED)
+                child_type = t.child(key[2:]) if t.kind in (MAP, UNTYPED) else DEDUCED
             else:
-                child_type = t.element or Type(UNTYPED)
+                child_type = t.element or DEDUCED
             below = ensure_named_fields_are_members(below, child_type)
             if is_struct and key.startswith("f:") and t.is_named(key[2:]):
                 member = True
