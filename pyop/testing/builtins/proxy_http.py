@@ -190,7 +190,7 @@ class ProxyRequest:
     @property
     def target(self) -> str:
         """The request line's target: the path escaped as Go's URL.EscapedPath, then the raw query."""
-        escaped = quote(self.path or "/", safe="/$&+,:;=@~!*'()")
+        escaped = quote(self.path or "/", safe="/$&+,:;=@~")  # shouldEscape(encodePath)
         return f"{escaped}?{self.raw_query}" if self.raw_query else escaped
 
     def forwarded_uri(self) -> str:
@@ -203,7 +203,6 @@ class ProxyRequest:
         listed = {token.strip().lower() for value in headers.getall("Connection", []) for token in value.split(",")}
         dropped = _CONSUMED if upgrade else _CONSUMED | _HOP_BY_HOP | listed
         lines = [f"{request.method} {self.target} HTTP/1.1", f"Host: {headers.get('Host', '')}"]
-        forwarded_for: list[str] = []
         for name, value in headers.items():
             lowered = name.lower()
             if lowered in dropped or lowered in ("host", "content-length", "x-forwarded-for", "x-forwarded-uri"):
