@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -30,6 +31,24 @@ def pem_request() -> str:
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "web")])
     request = x509.CertificateSigningRequestBuilder().subject_name(subject).sign(key, hashes.SHA256())
     return base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode()
+
+
+def pem_certificate(name: str = "web") -> str:
+    """A self-signed certificate as a signer writes it to status.certificate (base64 of the PEM)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    return base64.b64encode(certificate.public_bytes(serialization.Encoding.PEM)).decode()
 
 
 async def make_csr(api: Api, name: str = "web") -> dict[str, Any]:
@@ -100,11 +119,12 @@ async def test_the_status_subresource_keeps_the_approval_conditions(api: Api) ->
     assert status == 200, approved
     [stored] = approved["status"]["conditions"]
     changed = {**stored, "message": "rewritten by the signer"}
-    status, signed = await api.put(f"{CSRS}/web/status", with_conditions(approved, changed, certificate="Zm9v"))
+    issued = pem_certificate()
+    status, signed = await api.put(f"{CSRS}/web/status", with_conditions(approved, changed, certificate=issued))
     assert status == 200, signed
     assert signed["status"]["conditions"] == [stored]  # preserveConditionInstances
-    assert signed["status"]["certificate"] == "Zm9v"
-    status, answer = await api.put(f"{CSRS}/web/status", with_conditions(signed, stored, certificate="YmFy"))
+    assert signed["status"]["certificate"] == issued
+    status, answer = await api.put(f"{CSRS}/web/status", with_conditions(signed, stored, certificate=pem_certificate()))
     assert status == 422, answer
     assert causes(answer) == [("status.certificate", "Forbidden: updates may not modify existing certificate content")]
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pyop.testing.builtins.csr_request import first_pem_block, go_bytes
+from pyop.testing.builtins.csr_request import go_bytes
+from pyop.testing.builtins.pem_blocks import PemBlock, pem_blocks
 from testing_server.helpers import Api
 
 x509 = pytest.importorskip("cryptography.x509")
@@ -126,7 +127,10 @@ def test_go_byte_slices_and_pem_blocks() -> None:
     assert go_bytes(b"-\x00\x0a") == "[]byte{0x2d, 0x0, 0xa}"
     assert go_bytes(b"") == "[]byte{}"
     block = b"-----BEGIN X-----\nProc-Type: 4,ENCRYPTED\n\nAAEC\n-----END X-----\n"
-    assert first_pem_block(b"junk\n" + block) == (b"X", b"\x00\x01\x02")
+    found = PemBlock(b"X", {b"Proc-Type": b"4,ENCRYPTED"}, b"\x00\x01\x02")
+    assert list(pem_blocks(b"junk\n" + block)) == [found]
     broken = b"-----BEGIN X-----\n!!!!\n-----END X-----\n"
-    assert first_pem_block(broken + block) == (b"X", b"\x00\x01\x02")  # a broken block is passed over
-    assert first_pem_block(b"-----BEGIN X-----\nAAEC\n-----END Y-----\n") is None
+    assert list(pem_blocks(broken + block)) == [found]  # a broken block is passed over
+    assert list(pem_blocks(b"-----BEGIN X-----\nAAEC\n-----END Y-----\n")) == []
+    two = b"-----BEGIN A-----\nAA==\n-----END A-----\ntext\n-----BEGIN B-----\nAQ==\n-----END B-----\n"
+    assert list(pem_blocks(two)) == [PemBlock(b"A", {}, b"\x00"), PemBlock(b"B", {}, b"\x01")]

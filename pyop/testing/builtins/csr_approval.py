@@ -14,8 +14,8 @@ csrStatusStrategy; pkg/apis/certificates/validation; plugin/pkg/admission/certif
 - CertificateApproval (pyop.testing.admission.certificate_approval): a write to `approval` needs `approve` on the
   signer.
 
-The request itself (PEM block, PKCS#10, signature) is checked on create: csr_request.
-Not modelled: the certificate's PEM check (validateCertificate).
+The request itself (PEM block, PKCS#10, signature) is checked on create (csr_request), an issued certificate when
+it changes (csr_certificate).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from pyop.api.status import StatusCause
 from pyop.apiserver.registry.strategy import RegistryContext, SubresourceStrategy
+from pyop.testing.builtins.csr_certificate import certificate_problems
 
 CSR_KEY: Final = "certificatesigningrequests.certificates.k8s.io"
 GROUP: Final = "certificates.k8s.io"
@@ -117,6 +118,7 @@ def _validate_update(new: dict[str, Any], old: dict[str, Any], *, approval: bool
     for what the stored object already has (both Approved and Denied, duplicate or empty types)."""
     new_conditions, old_conditions = _conditions(new), _conditions(old)
     causes = list(_condition_problems(new_conditions, old_conditions))
+    causes += certificate_problems(new.get("status") or {}, old.get("status") or {})  # validateCertificate
     for kind in (APPROVED, DENIED, FAILED):
         if len(_of_type(new_conditions, kind)) < len(_of_type(old_conditions, kind)):
             causes.append(_forbidden(f"updates may not remove a condition of type {json.dumps(kind)}"))

@@ -1,10 +1,11 @@
 """A CertificateSigningRequest's `spec.request` as kube-apiserver checks it (pkg/apis/certificates/validation:
 validateCSR, with pkg/apis/certificates.ParseCSR and Go's CertificateRequest.CheckSignature).
 
-The request must hold a PEM block (the first one Go's `pem.Decode` finds) of type ``CERTIFICATE REQUEST``, whose
-bytes parse as a PKCS#10 request, whose signature verifies with the request's own public key. A failure is one
-cause, ``field.Invalid(spec.request, csr.Spec.Request, err)``: the bad value printed as Go's ``%#v`` prints a
-``[]byte`` (``[]byte{0x2d, 0x2d, ...}``) and the error's text, which is Go's for each step:
+The request must hold a PEM block (the first one Go's `pem.Decode` finds: pem_blocks) of type
+``CERTIFICATE REQUEST``, whose bytes parse as a PKCS#10 request, whose signature verifies with the request's own
+public key. A failure is one cause, ``field.Invalid(spec.request, csr.Spec.Request, err)``: the bad value printed
+as Go's ``%#v`` prints a ``[]byte`` (``[]byte{0x2d, 0x2d, ...}``) and the error's text, which is Go's for each
+step:
 
 - no such block: ``PEM block type must be CERTIFICATE REQUEST`` (ParseCSR's own words);
 - a signature that does not verify: crypto/rsa's ``crypto/rsa: verification error``, or crypto/x509's
@@ -19,16 +20,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from typing import Any, Final
 
 from pyop.api.status import StatusCause
+from pyop.testing.builtins.pem_blocks import pem_blocks
 
 FIELD: Final = "spec.request"
 NOT_A_REQUEST: Final = "PEM block type must be CERTIFICATE REQUEST"
 MALFORMED: Final = "asn1: structure error: not a PKCS#10 certificate request"
 UNSUPPORTED: Final = "x509: cannot verify signature: algorithm unimplemented"
-_BEGIN: Final = re.compile(rb"-----BEGIN ([^\r\n]*)-----[ \t]*\r?\n")
 
 
 def request_problems(spec: dict[str, Any]) -> list[StatusCause]:
@@ -58,13 +58,13 @@ def _decoded(encoded: str) -> bytes | None:
 
 def _validate(raw: bytes) -> str | None:
     """None when the request is sound; else the text of Go's error."""
-    block = first_pem_block(raw)
-    if block is None or block[0] != b"CERTIFICATE REQUEST":
+    block = next(pem_blocks(raw), None)  # ParseCSR reads the first block only
+    if block is None or block.type != b"CERTIFICATE REQUEST":
         return NOT_A_REQUEST
     from cryptography import x509
 
     try:
-        request = x509.load_der_x509_csr(block[1])
+        request = x509.load_der_x509_csr(block.data)
     except ValueError:
         return MALFORMED
     return _signature_problem(request)
@@ -94,34 +94,4 @@ def _signature_problem(request: Any) -> str | None:
     return "x509: Ed25519 verification failure"
 
 
-def first_pem_block(data: bytes) -> tuple[bytes, bytes] | None:
-    """(type, bytes) of the first well-formed PEM block in ``data``, as Go's ``pem.Decode`` finds it: text before
-    it is skipped, and a block whose end line or base64 body is broken is passed over for the next one."""
-    position = 0
-    while (begin := _BEGIN.search(data, position)) is not None:
-        kind = begin.group(1)
-        end_marker = b"-----END " + kind + b"-----"
-        end = data.find(end_marker, begin.end())
-        position = begin.end()
-        if end < 0:
-            continue
-        body = _without_headers(data[begin.end() : end])
-        try:
-            return kind, base64.b64decode(b"".join(body.split()), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-    return None
-
-
-def _without_headers(body: bytes) -> bytes:
-    """The base64 lines of a block body: RFC 1421 headers (``Key: value`` lines ending at a blank line) dropped."""
-    lines = body.split(b"\n")
-    if lines and b":" in lines[0]:
-        for index, line in enumerate(lines):
-            if not line.strip():
-                return b"\n".join(lines[index + 1 :])
-        return b""
-    return body
-
-
-__all__ = ["first_pem_block", "go_bytes", "request_problems"]
+__all__ = ["go_bytes", "request_problems"]
