@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry
+from pyop.metrics.fast import Family, FastCounter, FastFamilies, FastGauge, FastHistogram, families_for
 
-from pyop.metrics.fast import Family, FastCounter, FastGauge, FastHistogram, families_for
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 __all__ = ["RECONCILE_TIME_BUCKETS", "ControllerMetrics", "ReconcileResult"]
 
@@ -44,14 +46,14 @@ class _Families:
     active_workers: Family[FastGauge]
 
 
-_families_by_registry: weakref.WeakKeyDictionary[CollectorRegistry, _Families] = weakref.WeakKeyDictionary()
+_families_by_registry: weakref.WeakKeyDictionary[FastFamilies, _Families] = weakref.WeakKeyDictionary()
 
 
-def _families_for(registry: CollectorRegistry) -> _Families:
+def _families_for(registry: CollectorRegistry | FastFamilies) -> _Families:
     """The families in `registry`, as pyop.metrics.fast's series: updated on every reconcile, so kept cheap."""
-    families = _families_by_registry.get(registry)
+    fast = families_for(registry)
+    families = _families_by_registry.get(fast)
     if families is None:
-        fast = families_for(registry)
         families = _Families(
             reconcile_total=fast.counter(
                 "controller_runtime_reconcile_total",
@@ -90,7 +92,7 @@ def _families_for(registry: CollectorRegistry) -> _Families:
                 ("controller",),
             ),
         )
-        _families_by_registry[registry] = families
+        _families_by_registry[fast] = families
     return families
 
 
@@ -111,7 +113,9 @@ class ControllerMetrics:
         "max_concurrent_reconciles",
     )
 
-    def __init__(self, registry: CollectorRegistry, controller: str, max_concurrent_reconciles: int) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | FastFamilies, controller: str, max_concurrent_reconciles: int
+    ) -> None:
         families = _families_for(registry)
         self._results = {result: families.reconcile_total.labels(controller, result) for result in ReconcileResult.ALL}
         self.errors = families.reconcile_errors.labels(controller)

@@ -9,6 +9,11 @@ scraped. The exposition is prometheus_client's own, sample for sample: `_total` 
 cumulative `_bucket`, `_count`, `_sum` and `_created` for histograms (`_created` as prometheus_client's
 `disable_created_metrics()` decides).
 
+prometheus_client itself is imported only when a registry exports the families (a scrape) or one is attached:
+importing it costs an operator ~20 ms of start-up (its exposition module brings http.server, wsgiref and email),
+and an operator serving no `/metrics` never needs it. `FastFamilies()` without a registry collects series at
+once and is attached to a `CollectorRegistry` later (`attach`), as `pyop.metrics.MetricsRegistry` does.
+
 Updates from other threads are not supported (they would race like any unlocked `+=`); use prometheus_client's
 metrics for those.
 """
@@ -18,19 +23,12 @@ from __future__ import annotations
 import time
 import weakref
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import prometheus_client.metrics
-from prometheus_client import CollectorRegistry
-from prometheus_client.metrics_core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    HistogramMetricFamily,
-    Metric,
-)
-from prometheus_client.samples import Sample
-from prometheus_client.utils import floatToGoString
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.metrics_core import Metric
 
 __all__ = ["Family", "FastCounter", "FastFamilies", "FastGauge", "FastHistogram", "families_for"]
 
@@ -118,6 +116,11 @@ class Family(Generic[Child]):
         return child
 
     def export(self) -> Metric:
+        import prometheus_client.metrics
+        from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+        from prometheus_client.samples import Sample
+        from prometheus_client.utils import floatToGoString
+
         created = prometheus_client.metrics._use_created
         if self.kind == "counter":
             counters = CounterMetricFamily(self.name, self.documentation, labels=self.labelnames)
@@ -147,11 +150,40 @@ class Family(Generic[Child]):
 
 
 class FastFamilies:
-    """The fast metric families of one registry, and the collector that exports them."""
+    """The fast metric families of one registry, and the collector that exports them.
 
-    def __init__(self, registry: CollectorRegistry) -> None:
+    Made without a registry, the families count at once and are exported once `attach`ed to one; `registry`
+    then makes it through `make_registry` when first asked for (which must attach it).
+    """
+
+    def __init__(
+        self,
+        registry: CollectorRegistry | None = None,
+        *,
+        make_registry: Callable[[], CollectorRegistry] | None = None,
+    ) -> None:
         self._families: list[Family[Any]] = []
+        self._registry: CollectorRegistry | None = None
+        self._make_registry = make_registry
+        if registry is not None:
+            self.attach(registry)
+
+    def attach(self, registry: CollectorRegistry) -> None:
+        """Export these families from `registry` (once; `families_for(registry)` then answers these)."""
+        if self._registry is not None:
+            raise ValueError("these metric families are already attached to a registry")
         registry.register(self)
+        self._registry = registry
+        _by_registry[registry] = self
+
+    @property
+    def registry(self) -> CollectorRegistry:
+        """The registry these families are exported from (made now by `make_registry` if not yet attached)."""
+        if self._registry is None and self._make_registry is not None:
+            self._make_registry()
+        if self._registry is None:
+            raise RuntimeError("these metric families are attached to no registry")
+        return self._registry
 
     def counter(self, name: str, documentation: str, labelnames: Sequence[str]) -> Family[FastCounter]:
         return self._add(Family[FastCounter]("counter", name, documentation, labelnames))
@@ -181,9 +213,11 @@ class FastFamilies:
 _by_registry: weakref.WeakKeyDictionary[CollectorRegistry, FastFamilies] = weakref.WeakKeyDictionary()
 
 
-def families_for(registry: CollectorRegistry) -> FastFamilies:
-    """The registry's fast families (made and registered on first use)."""
+def families_for(registry: CollectorRegistry | FastFamilies) -> FastFamilies:
+    """The registry's fast families (made and registered on first use); given fast families, those."""
+    if isinstance(registry, FastFamilies):
+        return registry
     families = _by_registry.get(registry)
     if families is None:
-        families = _by_registry[registry] = FastFamilies(registry)
+        families = FastFamilies(registry)
     return families

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from prometheus_client import REGISTRY, CollectorRegistry
-
-from pyop.metrics.fast import Family, FastCounter, FastGauge, FastHistogram, families_for
+from pyop.metrics.fast import Family, FastCounter, FastFamilies, FastGauge, FastHistogram, families_for
 from pyop.workqueue.metrics import CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 __all__ = ["LABEL_NAMES", "PrometheusMetricsProvider", "WORKQUEUE_DURATION_BUCKETS"]
 
@@ -36,14 +38,14 @@ class _Families:
 
 # One set of families per registry: registering a name twice in a registry is an error, yet several providers
 # (one per manager, or per test) may share the global registry.
-_families_by_registry: weakref.WeakKeyDictionary[CollectorRegistry, _Families] = weakref.WeakKeyDictionary()
+_families_by_registry: weakref.WeakKeyDictionary[FastFamilies, _Families] = weakref.WeakKeyDictionary()
 
 
-def _families_for(registry: CollectorRegistry) -> _Families:
+def _families_for(registry: CollectorRegistry | FastFamilies) -> _Families:
     """The families, as pyop.metrics.fast's series: a queue updates several per item, from its event loop."""
-    families = _families_by_registry.get(registry)
+    fast = families_for(registry)
+    families = _families_by_registry.get(fast)
     if families is None:
-        fast = families_for(registry)
         families = _Families(
             depth=fast.gauge("workqueue_depth", "Current depth of workqueue", LABEL_NAMES),
             adds=fast.counter("workqueue_adds_total", "Total number of adds handled by workqueue", LABEL_NAMES),
@@ -75,16 +77,29 @@ def _families_for(registry: CollectorRegistry) -> _Families:
                 "workqueue_retries_total", "Total number of retries handled by workqueue", LABEL_NAMES
             ),
         )
-        _families_by_registry[registry] = families
+        _families_by_registry[fast] = families
     return families
 
 
 class PrometheusMetricsProvider:
-    """Work-queue metrics in a ``prometheus_client`` registry (the global ``REGISTRY`` unless given one)."""
+    """Work-queue metrics in a ``prometheus_client`` registry (the global ``REGISTRY`` unless given one).
 
-    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
-        self.registry = registry
+    Given `pyop.metrics.fast` families not yet attached to a registry (a manager's, before anything asks for its
+    registry), the series count at once and `registry` is theirs once made.
+    """
+
+    def __init__(self, registry: CollectorRegistry | FastFamilies | None = None) -> None:
+        if registry is None:
+            from prometheus_client import REGISTRY
+
+            registry = REGISTRY
+        self._target = registry
         self._families = _families_for(registry)
+
+    @property
+    def registry(self) -> CollectorRegistry:
+        target = self._target
+        return target.registry if isinstance(target, FastFamilies) else target
 
     def new_depth_metric(self, name: str) -> GaugeMetric:
         return self._families.depth.labels(name, name)
