@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
+from pyop.manager.certificates import generate_self_signed_certificate
 from pyop.testing import TestAPIServer
 from testing_server.helpers import Api, official_client
 
@@ -35,20 +35,8 @@ def pem_request() -> str:
 
 def pem_certificate(name: str = "web") -> str:
     """A self-signed certificate as a signer writes it to status.certificate (base64 of the PEM)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.now(UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now)
-        .not_valid_after(now + timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    return base64.b64encode(certificate.public_bytes(serialization.Encoding.PEM)).decode()
+    certificate_pem, _ = generate_self_signed_certificate([name])
+    return base64.b64encode(certificate_pem).decode()
 
 
 async def make_csr(api: Api, name: str = "web") -> dict[str, Any]:

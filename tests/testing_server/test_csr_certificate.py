@@ -13,11 +13,7 @@ from pyop.testing.builtins.csr_certificate import certificate_problems, validate
 from pyop.testing.builtins.pem_blocks import pem_blocks
 from testing_server.helpers import Api
 from testing_server.test_csr_approval import APPROVED, CSRS, make_csr, pem_certificate, with_conditions
-
-
-def block(kind: bytes, der: bytes, headers: bytes = b"") -> bytes:
-    body = base64.b64encode(der)
-    return b"-----BEGIN " + kind + b"-----\n" + headers + body + b"\n-----END " + kind + b"-----\n"
+from testing_server.test_csr_request import pem
 
 
 def der_of(certificate_b64: str) -> bytes:
@@ -40,7 +36,7 @@ async def _approved(api: Api) -> dict[str, Any]:
 async def test_a_chain_of_certificates_is_issued(api: Api) -> None:
     approved = await _approved(api)
     leaf, ca = der_of(pem_certificate("web")), der_of(pem_certificate("ca"))
-    chain = b64(block(b"CERTIFICATE", leaf) + block(b"CERTIFICATE", ca))
+    chain = b64(pem(b"CERTIFICATE", leaf) + pem(b"CERTIFICATE", ca))
     status, signed = await api.put(
         f"{CSRS}/web/status", with_conditions(approved, *approved["status"]["conditions"], certificate=chain)
     )
@@ -53,12 +49,15 @@ async def test_a_chain_of_certificates_is_issued(api: Api) -> None:
     [
         (b"not a certificate", "must contain at least one CERTIFICATE PEM block"),
         (
-            block(b"CERTIFICATE REQUEST", b"\x30\x00"),
+            pem(b"CERTIFICATE REQUEST", b"\x30\x00"),
             'only CERTIFICATE PEM blocks are allowed, found "CERTIFICATE REQUEST"',
         ),
-        (block(b"CERTIFICATE", b"\x30\x00", b"Proc-Type: 4,ENCRYPTED\n\n"), "no PEM block headers are permitted"),
-        (block(b"CERTIFICATE", b"\x04\x01\x00"), "x509: malformed certificate"),
-        (block(b"CERTIFICATE", b""), "found CERTIFICATE PEM block containing 0 certificates"),
+        (
+            pem(b"CERTIFICATE", b"\x30\x00").replace(b"-----\n", b"-----\nProc-Type: 4,ENCRYPTED\n\n", 1),
+            "no PEM block headers are permitted",
+        ),
+        (pem(b"CERTIFICATE", b"\x04\x01\x00"), "x509: malformed certificate"),
+        (pem(b"CERTIFICATE", b""), "found CERTIFICATE PEM block containing 0 certificates"),
     ],
     ids=["no-block", "other-type", "headers", "not-der", "empty-block"],
 )
@@ -86,6 +85,6 @@ def test_only_a_changed_certificate_over_a_sound_one_is_checked() -> None:
         "status.certificate"
     ]
     assert certificate_problems({}, {"certificate": sound}) == []  # removing it is another rule's (may not modify)
-    two_in_one = b64(block(b"CERTIFICATE", der_of(sound) + der_of(pem_certificate("ca"))))
+    two_in_one = b64(pem(b"CERTIFICATE", der_of(sound) + der_of(pem_certificate("ca"))))
     assert validate_certificate(base64.b64decode(two_in_one)) is None  # x509.ParseCertificates reads them all
     assert validate_certificate(b"") is None
