@@ -7,17 +7,23 @@ import os
 import types
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.api.uids import RandomUIDs, format_uids, new_uid
+from pyop.apiserver.admission.plugins import Attributes
 from pyop.apiserver.registry import operations as operations_module
 from pyop.apiserver.registry.clock import utc_now
-from pyop.apiserver.registry.operations import Operations
-from pyop.apiserver.registry.resources import ResourceRegistry
+from pyop.apiserver.registry.operations import Operations, WriteOptions
+from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType, types_from_crd
 from pyop.apiserver.storage.store import Store
 from pyop.testing import TestAPIServer
+from pyop.testing.admission import kube_admission_plugins, kube_validating_plugins
+from pyop.testing.builtins.catalog import builtin_types
+from pyop.testing.crds import schemaless_crd
 
 
 def _operations(clock: object) -> Operations:
@@ -89,3 +95,111 @@ def test_a_forked_child_does_not_hand_out_its_parents_uids() -> None:
     childs = os.read(reader, 100).decode()
     os.close(reader)
     assert childs != source.next()
+
+
+# --- compiled-in admission plugins: chosen once per operation, resource and subresource ----------------------
+
+_SUBRESOURCES = ("", "status", "scale", "approval", "ephemeralcontainers", "binding", "eviction", "resize")
+_OLD_OBJECTS: tuple[dict[str, Any] | None, ...] = (
+    None,
+    {"metadata": {"name": "x"}},
+    {"metadata": {"name": "x", "deletionTimestamp": "2026-01-01T00:00:00Z"}},
+)
+
+
+def _every_plugin() -> list[Any]:
+    return [*kube_admission_plugins(), *kube_validating_plugins(lambda user, signer: True)]
+
+
+def _every_resource_type() -> list[ResourceType]:
+    crd = schemaless_crd("example.com", "Widget", "widgets")
+    return [*builtin_types(PINNED_KUBERNETES_VERSION), *types_from_crd(crd)]
+
+
+def test_may_handle_rules_out_only_requests_the_plugin_never_handles() -> None:
+    """Every plugin's `may_handle` holds wherever its `handles` does, over every resource the test server serves,
+    each operation and subresource, with and without a namespace, an old object, one being deleted."""
+    plugins = _every_plugin()
+    handled = dict.fromkeys(range(len(plugins)), 0)
+    for resource_type in _every_resource_type():
+        for operation in ("CREATE", "UPDATE", "DELETE", "CONNECT"):
+            for subresource in _SUBRESOURCES:
+                for namespace in ("", "ns"):
+                    for old in _OLD_OBJECTS:
+                        attributes = Attributes(
+                            operation, resource_type, subresource, namespace, "x", old, None, False, []
+                        )
+                        for index, plugin in enumerate(plugins):
+                            if plugin.handles(attributes):
+                                handled[index] += 1
+                                assert plugin.may_handle(operation, resource_type, subresource), (
+                                    plugin.name,
+                                    operation,
+                                    resource_type.plural,
+                                    subresource,
+                                )
+    assert all(handled.values())  # the loop reached every plugin's kinds (pods, claims, namespaces, CSRs ...)
+
+
+class _Plugin:
+    """A plugin that records who asked it what; it may handle ``kinds`` and handles those of them not named
+    ``skip``."""
+
+    def __init__(self, name: str, kinds: set[str], *, last: bool = False, skip: str = "") -> None:
+        self.name, self.kinds, self.last, self.skip = name, kinds, last, skip
+        self.asked: list[str] = []
+        self.ran: list[str] = []
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return resource_type.plural in self.kinds and not subresource
+
+    def handles(self, attributes: Attributes) -> bool:
+        self.asked.append(attributes.name)
+        return attributes.name != self.skip
+
+    def admit(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
+        self.ran.append(attributes.name)
+
+    def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
+        self.ran.append(attributes.name)
+
+
+def test_the_registry_asks_the_chosen_plugins_in_order_and_chooses_again_when_they_change() -> None:
+    crd = schemaless_crd("example.com", "Widget", "widgets", scope="Cluster")
+    other = schemaless_crd("example.com", "Gadget", "gadgets", scope="Cluster")
+    ops = _operations(lambda: datetime(2026, 1, 1, tzinfo=UTC))
+    ops.resources = ResourceRegistry([*types_from_crd(crd), *types_from_crd(other)])
+    widgets, gadgets = ops.resources.lookup("example.com", "v1", "widgets"), ops.resources.lookup(
+        "example.com", "v1", "gadgets"
+    )
+    order: list[str] = []
+    mutate = _Plugin("mutate", {"widgets"}, skip="w2")
+    first = _Plugin("first", {"widgets"})
+    last = _Plugin("last", {"widgets", "gadgets"}, last=True)
+    for plugin in (mutate, first, last):
+        plugin.admit = plugin.validate = (lambda p: lambda a, o, s: order.append(f"{p.name}:{a.name}"))(plugin)  # type: ignore[method-assign]
+    ops.admission_plugins, ops.validating_plugins = (mutate,), (last, first)  # `last` listed first: runs last
+    options = WriteOptions()
+    ops.create(widgets, "", {"metadata": {"name": "w1"}}, options)
+    ops.create(widgets, "", {"metadata": {"name": "w2"}}, options)
+    ops.create(gadgets, "", {"metadata": {"name": "g1"}}, options)
+    assert order == ["mutate:w1", "first:w1", "last:w1", "first:w2", "last:w2", "last:g1"]
+    assert mutate.asked == ["w1", "w2"] and first.asked == ["w1", "w2"]  # never asked about gadgets
+    ops.patch(widgets, "", "w1", "application/merge-patch+json", {"status": {"a": 1}}, options, subresource="status")
+    assert order[-1] == "last:g1"  # a subresource: no plugin may handle it
+    order.clear()
+    ops.patch(widgets, "", "w1", "application/merge-patch+json", {"spec": {"a": 0}}, options)
+    assert order == ["first:w1", "last:w1"]
+    # Other plugins plugged in: chosen again (the old choice would still run `first`).
+    order.clear()
+    ops.validating_plugins = (last,)
+    ops.patch(widgets, "", "w1", "application/merge-patch+json", {"spec": {"a": 1}}, options)
+    assert order == ["last:w1"]
+    # A resource type served again (a CRD's new served type): chosen for the new one.
+    order.clear()
+    ops.resources.serve_crd("widgets.example.com", types_from_crd(crd))
+    new_widgets = ops.resources.lookup("example.com", "v1", "widgets")
+    assert new_widgets is not widgets
+    last.kinds = {"gadgets"}  # the new type's choice differs from the old one's
+    ops.patch(new_widgets, "", "w1", "application/merge-patch+json", {"spec": {"a": 2}}, options)
+    assert order == []

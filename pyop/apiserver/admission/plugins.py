@@ -6,6 +6,11 @@ code that changes the decoded object in place or refuses it with an `ApiError`; 
 that `handles` the request, in order, right after decoding, wherever the write comes from (HTTP, the Python
 API, the server's controllers), as kube's chain sees every request. Webhooks stay the admission chain's
 (`chain.AdmissionChain`), which runs after these.
+
+Most plugins look at one or two kinds, yet every write would ask each of them: a plugin also says, from the
+operation, resource and subresource alone, whether it may handle such a request at all (`may_handle`), and the
+registry keeps, per operation, resource and subresource, only the plugins that may (`PluginChoice`): a write of
+a kind no plugin looks at builds no `Attributes` and asks nobody.
 """
 
 from __future__ import annotations
@@ -37,9 +42,13 @@ class Attributes:
 
 
 class MutatingPlugin(Protocol):
-    """One compiled-in plugin; ``admit`` may change ``obj`` in place or raise an ApiError to refuse it."""
+    """One compiled-in plugin; ``admit`` may change ``obj`` in place or raise an ApiError to refuse it.
+    ``may_handle``: False when ``handles`` is False for every request of that operation on that resource and
+    subresource (asked once per combination; ``handles`` is still asked of every request it lets through)."""
 
     name: str
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool: ...
 
     def handles(self, attributes: Attributes) -> bool: ...
 
@@ -48,10 +57,13 @@ class MutatingPlugin(Protocol):
 
 class ValidatingPlugin(Protocol):
     """One compiled-in validating plugin; ``validate`` may only refuse (raise an ApiError) or add warnings.
-    ``last``: runs after the validating webhooks, as kube-apiserver orders ResourceQuota."""
+    ``last``: runs after the validating webhooks, as kube-apiserver orders ResourceQuota. ``may_handle``: as
+    `MutatingPlugin.may_handle`."""
 
     name: str
     last: bool
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool: ...
 
     def handles(self, attributes: Attributes) -> bool: ...
 
@@ -79,3 +91,29 @@ def run_validating(
     for plugin in plugins:
         if plugin.last is last and plugin.handles(attributes):
             plugin.validate(attributes, obj, store)
+
+
+@dataclass(frozen=True, slots=True)
+class PluginChoice:
+    """The plugins that may handle one operation on one resource and subresource, in their order: mutating,
+    validating before the webhooks, validating after them (``last``)."""
+
+    mutating: tuple[MutatingPlugin, ...]
+    validating: tuple[ValidatingPlugin, ...]
+    validating_last: tuple[ValidatingPlugin, ...]
+
+
+def choose(
+    mutating: tuple[MutatingPlugin, ...],
+    validating: tuple[ValidatingPlugin, ...],
+    operation: str,
+    resource_type: ResourceType,
+    subresource: str,
+) -> PluginChoice:
+    """The plugins of ``mutating`` and ``validating`` whose `may_handle` admits such requests."""
+    validating = tuple(plugin for plugin in validating if plugin.may_handle(operation, resource_type, subresource))
+    return PluginChoice(
+        tuple(plugin for plugin in mutating if plugin.may_handle(operation, resource_type, subresource)),
+        tuple(plugin for plugin in validating if not plugin.last),
+        tuple(plugin for plugin in validating if plugin.last),
+    )

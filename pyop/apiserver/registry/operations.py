@@ -48,7 +48,9 @@ from pyop.apiserver.admission.plugins import (
     UPDATE,
     Attributes,
     MutatingPlugin,
+    PluginChoice,
     ValidatingPlugin,
+    choose,
     run_mutating,
     run_validating,
 )
@@ -211,10 +213,27 @@ class Operations:
         # Compiled-in validating plugins (LimitRanger, PodSecurity; ResourceQuota after the webhooks), run after
         # the kind's validation on every create and update that the registry admits.
         self.validating_plugins: tuple[ValidatingPlugin, ...] = ()
+        # Of those, the ones that may handle an operation on a resource and subresource, decided once for each:
+        # (operation, id(resource type), subresource) -> (resource type, plugins chosen from, choice); the entry
+        # holds the resource type, so its id stays its own.
+        self._plugin_choices: dict[tuple[str, int, str], tuple[Any, ...]] = {}
         # Per-kind strategies, built on first use and rebuilt when a CRD's served type is replaced.
         self._strategies: dict[tuple[str, str], RESTStrategy] = {}
         # Set by the controllers: called after every committed change.
         self.on_commit: Callable[[ResourceType, str, dict[str, Any], dict[str, Any] | None], None] | None = None
+
+    def plugins_for(self, operation: str, resource_type: ResourceType, subresource: str) -> PluginChoice:
+        """The compiled-in plugins that may handle ``operation`` on the resource and subresource (`choose`),
+        decided on first use and again when a server plugs in other plugins or the resource type is replaced."""
+        key = (operation, id(resource_type), subresource)
+        entry = self._plugin_choices.get(key)
+        mutating, validating = self.admission_plugins, self.validating_plugins
+        if entry is None or entry[1] is not mutating or entry[2] is not validating:
+            if len(self._plugin_choices) > 4096:  # resource types replaced many times over: start over
+                self._plugin_choices.clear()
+            choice = choose(mutating, validating, operation, resource_type, subresource)
+            entry = self._plugin_choices[key] = (resource_type, mutating, validating, choice)
+        return entry[3]  # type: ignore[no-any-return]
 
     def strategy(self, resource_type: ResourceType) -> RESTStrategy:
         """The kind's strategy: what the registry asks instead of testing storage keys (see registry/strategy.py)."""
@@ -447,7 +466,8 @@ class Operations:
         admitting = self.admission_active and not strategy.exempt_from_admission
         obj = strategy.decode(obj, options.field_validation, options.warnings, None)
         metadata = obj["metadata"]
-        if self.admission_plugins:
+        plugins = self.plugins_for(CREATE, resource_type, "")
+        if plugins.mutating:
             attributes = Attributes(
                 CREATE,
                 resource_type,
@@ -459,7 +479,7 @@ class Operations:
                 options.dry_run,
                 options.warnings,
             )
-            run_mutating(self.admission_plugins, attributes, obj, self.store)
+            run_mutating(plugins.mutating, attributes, obj, self.store)
         if admitting:
             # Mutating admission sees the object as decoded (pruned and defaulted), before the name is generated.
             if resource_type.namespaced:
@@ -496,9 +516,9 @@ class Operations:
             metadata.pop("generation", None)
         strategy.prepare_for_create(obj, self)
         obj = self._admit(resource_type, obj, None, options)
-        validating = self._validating(CREATE, resource_type, "", namespace, name, None, options)
+        validating = self._validating(plugins, CREATE, resource_type, "", namespace, name, None, options)
         if validating is not None:
-            run_validating(self.validating_plugins, validating, obj, self.store, last=False)
+            run_validating(plugins.validating, validating, obj, self.store, last=False)
         if managed is None:
             managed = self.field_manager.created(resource_type, obj, sent_managed, manager=options.manager, time=now)
         if managed:
@@ -512,7 +532,7 @@ class Operations:
             if self.store.get(resource_type.storage_key, namespace, name) is not None:
                 raise already_exists(resource_type.plural, resource_type.group, name)
         if validating is not None:
-            run_validating(self.validating_plugins, validating, obj, self.store, last=True)
+            run_validating(plugins.validating_last, validating, obj, self.store, last=True)
         obj = stored_as(obj, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         if options.dry_run:
             return served_as(obj, resource_type)
@@ -559,6 +579,7 @@ class Operations:
 
     def _validating(
         self,
+        plugins: PluginChoice,
         operation: str,
         resource_type: ResourceType,
         subresource: str,
@@ -567,8 +588,8 @@ class Operations:
         old: dict[str, Any] | None,
         options: WriteOptions,
     ) -> Attributes | None:
-        """The attributes the compiled-in validating plugins see, or None while a server plugs in none."""
-        if not self.validating_plugins:
+        """The attributes the compiled-in validating plugins see, or None while none may handle the request."""
+        if not (plugins.validating or plugins.validating_last):
             return None
         return Attributes(
             operation, resource_type, subresource, namespace, name, old, options.user, options.dry_run, options.warnings
@@ -802,11 +823,12 @@ class Operations:
         metadata = new["metadata"]  # admission returns a new document
         validating = None
         if admitted:
+            plugins = self.plugins_for(UPDATE, resource_type, subresource)
             validating = self._validating(
-                UPDATE, resource_type, subresource, metadata.get("namespace", ""), name, served, options
+                plugins, UPDATE, resource_type, subresource, metadata.get("namespace", ""), name, served, options
             )
         if validating is not None:
-            run_validating(self.validating_plugins, validating, new, self.store, last=False)
+            run_validating(plugins.validating, validating, new, self.store, last=False)
         if _is_being_deleted(current):
             added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
             if added:
@@ -833,7 +855,7 @@ class Operations:
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
                 raise Stale(name)
         if validating is not None:
-            run_validating(self.validating_plugins, validating, new, self.store, last=True)
+            run_validating(plugins.validating_last, validating, new, self.store, last=True)
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         unchanged = _same_but_volatile(current, new)  # recording managedFields below changes neither view
         live_managed = current["metadata"].get("managedFields")

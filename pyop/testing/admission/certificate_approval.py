@@ -12,6 +12,7 @@ from typing import Any
 
 from pyop.apiserver.admission.plugins import UPDATE, Attributes
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 from pyop.testing.admission.forbidden import admission_forbidden
 from pyop.testing.builtins.csr_approval import CSR_KEY, GROUP
@@ -30,12 +31,11 @@ class CertificateApproval:
     def __init__(self, may_approve: ApproveCheck) -> None:
         self.may_approve = may_approve
 
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return operation == UPDATE and subresource == "approval" and resource_type.storage_key == CSR_KEY
+
     def handles(self, attributes: Attributes) -> bool:
-        return (
-            attributes.operation == UPDATE
-            and attributes.subresource == "approval"
-            and attributes.resource_type.storage_key == CSR_KEY
-        )
+        return self.may_handle(attributes.operation, attributes.resource_type, attributes.subresource)
 
     def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
         user = attributes.user

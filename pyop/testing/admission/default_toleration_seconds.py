@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.apiserver.admission.plugins import CREATE, Attributes
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
-from pyop.testing.admission.pods import is_pod_write
+from pyop.testing.admission.pods import is_pod_request, is_pod_write
 
 NOT_READY: Final = "node.kubernetes.io/not-ready"
 UNREACHABLE: Final = "node.kubernetes.io/unreachable"
@@ -27,6 +28,9 @@ def _tolerates(tolerations: list[dict[str, Any]], key: str) -> bool:
 
 class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return is_pod_request(operation, resource_type, subresource, CREATE)
 
     def handles(self, attributes: Attributes) -> bool:
         return is_pod_write(attributes, CREATE)

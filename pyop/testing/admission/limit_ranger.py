@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from pyop.apiserver.admission.plugins import CREATE, UPDATE, Attributes
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 from pyop.testing.admission import quota_usage as q
 from pyop.testing.admission.forbidden import admission_forbidden
@@ -34,18 +35,21 @@ _KINDS: Final = frozenset({"pods", "persistentvolumeclaims"})
 _MAX_MILLI_VALUE: Final = (2**63 - 1) // 1000  # resource.MaxMilliValue
 
 
+def _supports_request(operation: str, resource_type: ResourceType, subresource: str) -> bool:
+    """SupportsAttributes without the object: pod creates and claim creates and updates, no subresources."""
+    if resource_type.group or resource_type.plural not in _KINDS or subresource:
+        return False
+    if resource_type.plural == "pods" and operation != CREATE:
+        return False
+    return operation in (CREATE, UPDATE)
+
+
 def _supports(attributes: Attributes) -> bool:
     """SupportsAttributes: pods (not their updates) and claims, no subresources, nothing being deleted."""
-    resource_type = attributes.resource_type
-    if resource_type.group or resource_type.plural not in _KINDS or attributes.subresource:
-        return False
-    resource = (resource_type.group, resource_type.plural)
-    if resource == ("", "pods") and attributes.operation != CREATE:
+    if not _supports_request(attributes.operation, attributes.resource_type, attributes.subresource):
         return False
     old = attributes.old
-    return attributes.operation in (CREATE, UPDATE) and not (
-        old and (old.get("metadata") or {}).get("deletionTimestamp")
-    )
+    return not (old and (old.get("metadata") or {}).get("deletionTimestamp"))
 
 
 def _limit_ranges(store: Store, namespace: str) -> list[dict[str, Any]]:
@@ -58,6 +62,9 @@ def _items(limit_range: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 class LimitRangerMutation:
     name = "LimitRanger"
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return _supports_request(operation, resource_type, subresource) and resource_type.plural == "pods"
 
     def handles(self, attributes: Attributes) -> bool:
         return _supports(attributes) and attributes.resource_type.plural == "pods"
@@ -104,6 +111,9 @@ def _merge_defaults(pod: dict[str, Any], requests: Mapping[str, Any], limits: Ma
 class LimitRangerValidation:
     name = "LimitRanger"
     last = False
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return _supports_request(operation, resource_type, subresource)
 
     def handles(self, attributes: Attributes) -> bool:
         return _supports(attributes)

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from pyop.api.status import StatusCause, invalid
 from pyop.apiserver.admission.plugins import CREATE, UPDATE, Attributes
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 from pyop.testing.admission import pod_security_checks as checks
 from pyop.testing.admission.forbidden import admission_forbidden
@@ -109,15 +110,18 @@ class PodSecurity:
     name = "PodSecurity"
     last = False
 
-    def handles(self, attributes: Attributes) -> bool:
-        if attributes.resource_type.plural not in _PLURALS or attributes.operation not in (CREATE, UPDATE):
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        if resource_type.plural not in _PLURALS or operation not in (CREATE, UPDATE):
             return False
-        resource = (attributes.resource_type.group, attributes.resource_type.plural)
+        resource = (resource_type.group, resource_type.plural)
         if resource == ("", "namespaces"):
-            return not attributes.subresource
+            return not subresource
         if resource == ("", "pods"):
-            return attributes.subresource in ("", "ephemeralcontainers")
-        return resource in _TEMPLATES and not attributes.subresource
+            return subresource in ("", "ephemeralcontainers")
+        return resource in _TEMPLATES and not subresource
+
+    def handles(self, attributes: Attributes) -> bool:
+        return self.may_handle(attributes.operation, attributes.resource_type, attributes.subresource)
 
     def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
         resource = (attributes.resource_type.group, attributes.resource_type.plural)

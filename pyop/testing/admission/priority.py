@@ -14,8 +14,9 @@ from typing import Any, Final
 from pyop.api.status import forbidden
 from pyop.apiserver.admission.plugins import CREATE, Attributes
 from pyop.apiserver.registry.operations import Operations, WriteOptions
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
-from pyop.testing.admission.pods import is_pod_write
+from pyop.testing.admission.pods import is_pod_request, is_pod_write
 
 STORAGE_KEY: Final = "priorityclasses.scheduling.k8s.io"
 PREEMPT_LOWER_PRIORITY: Final = "PreemptLowerPriority"
@@ -56,6 +57,9 @@ def install_priority_classes(operations: Operations) -> None:
 
 class Priority:
     name = "Priority"
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return is_pod_request(operation, resource_type, subresource, CREATE)
 
     def handles(self, attributes: Attributes) -> bool:
         return is_pod_write(attributes, CREATE)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pyop.apiserver.admission.plugins import UPDATE, Attributes
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
 from pyop.testing.admission import quota_usage as q
 from pyop.testing.admission.forbidden import admission_forbidden
@@ -32,6 +33,9 @@ STORAGE_KEY: Final = "resourcequotas"
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
     last = True  # after ValidatingAdmissionWebhook, as in kube-apiserver's plugin order
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return not subresource and resource_type.namespaced
 
     def handles(self, attributes: Attributes) -> bool:
         return not attributes.subresource and bool(attributes.namespace) and attributes.resource_type.namespaced

@@ -20,8 +20,9 @@ from typing import Any, Final
 
 from pyop.api.status import forbidden
 from pyop.apiserver.admission.plugins import CREATE, Attributes
+from pyop.apiserver.registry.resources import ResourceType
 from pyop.apiserver.storage.store import Store
-from pyop.testing.admission.pods import MIRROR_POD_ANNOTATION, is_pod_write
+from pyop.testing.admission.pods import MIRROR_POD_ANNOTATION, is_pod_request, is_pod_write
 
 DEFAULT_SERVICE_ACCOUNT: Final = "default"
 TOKEN_MOUNT_PATH: Final = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -55,6 +56,9 @@ def token_volume(name: str) -> dict[str, Any]:
 
 class ServiceAccountAdmission:
     name = "ServiceAccount"
+
+    def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
+        return is_pod_request(operation, resource_type, subresource, CREATE)
 
     def handles(self, attributes: Attributes) -> bool:
         return is_pod_write(attributes, CREATE)
