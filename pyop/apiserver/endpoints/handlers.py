@@ -13,6 +13,7 @@ from pyop.api.status import ApiError, bad_request, warning_header
 from pyop.apiserver.admission.chain import AdmissionChain
 from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.protobuf import negotiation as protobuf
+from pyop.apiserver.endpoints.request_parts import PerQuery, media_type, request_body
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import watch_converter
 from pyop.apiserver.endpoints.wire import dumps
@@ -81,7 +82,7 @@ async def read_body(request: web.BaseRequest, resource_type: ResourceType | None
     custom = resource_type is None or resource_type.custom
     accepted = BODY_TYPES if custom else BODY_TYPES + PROTOBUF_BODY_TYPES
     if media_type == protobuf.PROTOBUF_TYPE:
-        return protobuf.decode_body(await request.read(), custom=custom, accepted=accepted)
+        return protobuf.decode_body(await request_body(request), custom=custom, accepted=accepted)
     raise protobuf.unsupported_media_type(accepted)
 
 
@@ -104,7 +105,7 @@ def add_warnings(response: web.StreamResponse, warnings: list[str]) -> None:
 
 
 async def read_json(request: web.BaseRequest) -> Any:
-    raw = await request.read()
+    raw = await request_body(request)
     if not raw:
         return None
     try:
@@ -114,7 +115,7 @@ async def read_json(request: web.BaseRequest) -> Any:
 
 
 async def read_yaml(request: web.BaseRequest) -> Any:
-    raw = await request.read()
+    raw = await request_body(request)
     if raw.lstrip()[:1] == b"{":  # JSON, as clients send apply bodies: the YAML loader takes ~20x longer for it
         try:
             return decode_json(raw)
@@ -126,19 +127,28 @@ async def read_yaml(request: web.BaseRequest) -> Any:
         raise bad_request(f"error decoding YAML: {error}") from None
 
 
-def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> WriteOptions:
+def _write_query(request: web.BaseRequest) -> tuple[bool, str, bool, str]:
+    """What a write's query asks: dry run, field manager, force, field validation (or the 400 of a bad value)."""
     query = request.query
     dry_run = query.getall("dryRun", [])
     for value in dry_run:
         if value != "All":
             raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+    return bool(dry_run), query.get("fieldManager", ""), query_bool(query, "force"), field_validation(query)
+
+
+_write_query_of = PerQuery(_write_query)  # clients send the same few queries again and again
+
+
+def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> WriteOptions:
+    dry_run, field_manager, force, validation = _write_query_of(request)
     user_agent = request.headers.get("User-Agent", "")
     return WriteOptions(
-        dry_run=bool(dry_run),
-        field_manager=query.get("fieldManager", ""),
+        dry_run=dry_run,
+        field_manager=field_manager,
         default_manager=user_agent.split("/")[0] or "unknown",
-        force=query_bool(query, "force"),
-        field_validation=field_validation(query),
+        force=force,
+        field_validation=validation,
         user=user,
     )
 
@@ -306,7 +316,7 @@ class ApiHandler:
             )
             return _with_warnings(json_response(updated), warnings + options.warnings)
         if verb == "patch":
-            content_type = request.content_type
+            content_type = media_type(request)
             if content_type not in PATCH_TYPES:
                 raise ApiError(
                     415,

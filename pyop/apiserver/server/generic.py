@@ -184,7 +184,11 @@ class GenericAPIServer:
             return await public(request)
         user = await self.authenticator.authenticate(request)
         target = parse_path(request.path)
-        verb = verb_of(request.method, target, is_watch(request)) if isinstance(target, Target) else ""
+        if isinstance(target, Target):
+            method = request.method
+            verb = verb_of(method, target, method == "GET" and is_watch(request))  # only a GET can be a watch
+        else:
+            verb = ""
         self.routed(request, target, verb)
         await self.authorizer.authorize(user, request, target, verb)
         intercepted = await self.intercept(request, user, target, verb)
