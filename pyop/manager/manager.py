@@ -36,7 +36,6 @@ from pyop.controller.events import EventBroadcaster, EventRecorder
 from pyop.controller.predicates import Predicate
 from pyop.controller.reconcile import ReconcileFunc, Reconciler, Request
 from pyop.informers import Informer, Lister, SharedInformerFactory, strip_managed_fields
-from pyop.leaderelection import LeaderElector, LeaseLock, default_identity
 from pyop.log import configure_logging
 from pyop.manager.certwatcher import CertWatcher
 from pyop.manager.listen import HTTPServer, parse_bind_address
@@ -47,6 +46,7 @@ from pyop.metrics import MetricsRegistry
 from pyop.workqueue import RateLimiter
 
 if TYPE_CHECKING:
+    from pyop.leaderelection import LeaderElector
     from pyop.webhook.builder import WebhookBuilder
     from pyop.webhook.server import WebhookServer
 
@@ -318,6 +318,9 @@ class Manager:
         raise LeaderElectionLost(f"leader election lost: could not renew lease {elector.lock.describe()} in time")
 
     def _new_elector(self) -> LeaderElector:
+        # Imported here: a manager without leader election (a single replica, `make run`) never needs it.
+        from pyop.leaderelection import LeaderElector, LeaseLock, default_identity
+
         options = self.options
         if not options.leader_election_id:
             raise ValueError("leader election needs a leader_election_id (the Lease name)")

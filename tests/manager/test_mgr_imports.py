@@ -40,7 +40,7 @@ def test_importing_the_runtime_leaves_heavy_optional_modules_unimported(tmp_path
 
 # What a manager serving no metrics, probes or webhooks must not load while it starts and reconciles: none of them
 # is needed there, and each costs start-up (prometheus_client ~20 ms: its exposition module brings http.server,
-# wsgiref and email; the others are other packages' servers, generators or certificate code).
+# wsgiref and email; leader election is off; the others are other packages' servers, generators or certificate code).
 NOT_AT_START = (
     "prometheus_client",
     "pyop.testing",
@@ -49,6 +49,7 @@ NOT_AT_START = (
     "pyop_scaffold",
     "pyop.manager.metrics_server",
     "pyop.manager.metrics_auth",
+    "pyop.leaderelection",
     "cryptography",
     "aiohttp",
     "kubernetes",
