@@ -9,14 +9,16 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
 from pyop.api.uids import RandomUIDs, format_uids, new_uid
 from pyop.apiserver.admission.plugins import Attributes
+from pyop.apiserver.registry import object_meta
 from pyop.apiserver.registry import operations as operations_module
 from pyop.apiserver.registry.clock import utc_now
+from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.operations import Operations, WriteOptions
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType, types_from_crd
 from pyop.apiserver.storage.store import Store
@@ -169,8 +171,9 @@ def test_the_registry_asks_the_chosen_plugins_in_order_and_chooses_again_when_th
     other = schemaless_crd("example.com", "Gadget", "gadgets", scope="Cluster")
     ops = _operations(lambda: datetime(2026, 1, 1, tzinfo=UTC))
     ops.resources = ResourceRegistry([*types_from_crd(crd), *types_from_crd(other)])
-    widgets, gadgets = ops.resources.lookup("example.com", "v1", "widgets"), ops.resources.lookup(
-        "example.com", "v1", "gadgets"
+    widgets, gadgets = (
+        ops.resources.lookup("example.com", "v1", "widgets"),
+        ops.resources.lookup("example.com", "v1", "gadgets"),
     )
     order: list[str] = []
     mutate = _Plugin("mutate", {"widgets"}, skip="w2")
@@ -203,3 +206,49 @@ def test_the_registry_asks_the_chosen_plugins_in_order_and_chooses_again_when_th
     last.kinds = {"gadgets"}  # the new type's choice differs from the old one's
     ops.patch(new_widgets, "", "w1", "application/merge-patch+json", {"spec": {"a": 2}}, options)
     assert order == []
+
+
+# --- metadata validation: label pairs and annotation keys found valid before ---------------------------------
+
+
+class _Str(str):
+    """A str subclass (equal to, and hashing as, the plain string)."""
+
+
+_KEYS = st.sampled_from(["app", "example.com/tier", "a" * 63, "a" * 64, "-bad", "x/y/z", "UPPER", "", _Str("app")])
+_VALUES: st.SearchStrategy[Any] = st.sampled_from(
+    ["v", "", "a" * 63, "a" * 64, "-x", _Str("v"), 5, None, True, ["l"], {"d": 1}]
+)
+_ANNOTATION_VALUES: st.SearchStrategy[Any] = st.sampled_from(["", "v", "x" * 140_000, 7, None, _Str("s")])
+_REFERENCES: st.SearchStrategy[Any] = st.sampled_from(
+    [None, [], [{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u"}], [{}], "not a list", {"a": 1}]
+)
+_metadata_maps = st.fixed_dictionaries(
+    {},
+    optional={
+        "labels": st.one_of(st.dictionaries(_KEYS, _VALUES, max_size=4), st.sampled_from([None, [], "x", ["a"]])),
+        "annotations": st.one_of(
+            st.dictionaries(_KEYS, _ANNOTATION_VALUES, max_size=4), st.sampled_from([None, {}, "x"])
+        ),
+        "ownerReferences": _REFERENCES,
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_metadata_maps)
+@example({"annotations": {"app": "x" * 140_000, "example.com/tier": "x" * 140_000}})  # valid keys, too large
+@example({"labels": {"app": "v"}, "annotations": {"app": None}})
+def test_remembered_metadata_is_judged_as_the_full_rules_judge_it(metadata: dict[str, Any]) -> None:
+    """validate_object_meta (whose shortcut answers from the label pairs and annotation keys found valid before)
+    finds what the full rules (`_metadata`) find, on first sight and again once they are remembered."""
+    for _ in range(2):
+        assert list(validate_object_meta(metadata)) == list(object_meta._metadata(metadata))
+
+
+def test_the_metadata_shortcut_is_taken_for_remembered_labels() -> None:
+    metadata = {"labels": {"app": "web", "tier": "db"}, "annotations": {"example.com/a": "1"}}
+    assert list(validate_object_meta(metadata)) == []
+    assert object_meta._known_valid(metadata)
+    assert not object_meta._known_valid({**metadata, "ownerReferences": [{"uid": "u"}]})
+

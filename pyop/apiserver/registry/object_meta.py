@@ -23,7 +23,37 @@ _REMEMBERED = 8192
 
 def validate_object_meta(metadata: Mapping[str, Any]) -> Iterator[StatusCause]:
     """Every problem of ``metadata`` these rules find, as Status causes."""
-    yield from _metadata(metadata)
+    if _known_valid(metadata):
+        return iter(())
+    return _metadata(metadata)
+
+
+def _known_valid(metadata: Mapping[str, Any]) -> bool:
+    """Whether `_metadata` would find nothing, decided from the remembered labels and annotation keys alone (every
+    write of an object checks them again, and they seldom change): plain dicts of strings, every label pair and
+    annotation key found valid before, the annotations within their size, no owner references. False: ask
+    `_metadata` (it may still find nothing)."""
+    labels = metadata.get("labels")
+    if labels:
+        if type(labels) is not dict:
+            return False
+        try:
+            if not _VALID_LABELS.issuperset(labels.items()):  # only (str, str) pairs are in it
+                return False
+        except TypeError:  # an unhashable value (bad input)
+            return False
+    annotations = metadata.get("annotations")
+    if annotations:
+        if type(annotations) is not dict or not _VALID_ANNOTATION_KEYS.issuperset(annotations):
+            return False
+        size = 0
+        for key, value in annotations.items():
+            if type(value) is not str:
+                return False
+            size += len(key) + len(value)
+        if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+            return False
+    return not metadata.get("ownerReferences")
 
 
 def _invalid(path: str, value: Any, detail: str) -> StatusCause:
