@@ -3,6 +3,7 @@ the code it stands in for (and fails when the shortcut is broken)."""
 
 from __future__ import annotations
 
+import json
 import os
 import types
 import uuid
@@ -20,7 +21,9 @@ from pyop.apiserver.registry import operations as operations_module
 from pyop.apiserver.registry.clock import utc_now
 from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.operations import Operations, WriteOptions
+from pyop.apiserver.registry.patch import clone_json, merge_patch
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType, types_from_crd
+from pyop.apiserver.registry.strategy import Generation, desired_state, desired_state_changed
 from pyop.apiserver.storage.store import Store
 from pyop.testing import TestAPIServer
 from pyop.testing.admission import kube_admission_plugins, kube_validating_plugins
@@ -252,3 +255,103 @@ def test_the_metadata_shortcut_is_taken_for_remembered_labels() -> None:
     assert object_meta._known_valid(metadata)
     assert not object_meta._known_valid({**metadata, "ownerReferences": [{"uid": "u"}]})
 
+
+# --- generation: the desired state compared in place ----------------------------------------------------------
+
+_json: st.SearchStrategy[Any] = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.text(max_size=2),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=2), children, max_size=3),
+    max_leaves=8,
+)
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "spec", "status", "data")
+_objects = st.dictionaries(st.sampled_from(_TOP_KEYS), _json, max_size=6).map(
+    lambda obj: {**obj, "metadata": {"labels": obj.get("metadata"), "annotations": obj.get("data")}}
+)
+
+
+@st.composite
+def _changed(draw: st.DrawFn, old: dict[str, Any]) -> dict[str, Any]:
+    """``old`` after an update: each field the same object, an equal copy, another value or gone; maybe more."""
+    new: dict[str, Any] = {}
+    for key, value in old.items():
+        choice = draw(
+            st.sampled_from(["same", "copy", "other"] if key == "metadata" else ["same", "copy", "other", "gone"])
+        )
+        if choice == "same":
+            new[key] = value
+        elif choice == "copy":
+            new[key] = clone_json(value)
+        elif choice == "other" and key == "metadata":  # metadata stays a map
+            new[key] = {"labels": draw(_json), "annotations": value["annotations"]}
+        elif choice == "other":
+            new[key] = draw(_json)
+    for key in draw(st.lists(st.sampled_from([key for key in _TOP_KEYS if key != "metadata"]), max_size=2)):
+        new.setdefault(key, draw(_json))
+    return new
+
+
+_RULES = (Generation(), Generation(metadata_fields=("labels",)), Generation(metadata_fields=("annotations", "labels")))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_objects.flatmap(lambda old: st.tuples(st.just(old), _changed(old))), st.sampled_from(_RULES), st.booleans())
+def test_desired_state_changed_is_the_views_compared(
+    pair: tuple[dict[str, Any], dict[str, Any]], rule: Generation, has_status: bool
+) -> None:
+    old, new = pair
+    expected = desired_state(rule, new, has_status=has_status) != desired_state(rule, old, has_status=has_status)
+    assert desired_state_changed(rule, new, old, has_status=has_status) == expected
+
+
+# --- merge patch: scalars and lists without a call each -------------------------------------------------------
+
+
+def _reference_merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 as the registry applied it before (a call per patch value)."""
+    if not isinstance(patch, dict):
+        return clone_json(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = _reference_merge_patch(result.get(key), value)
+    return result
+
+
+def _lists(value: Any) -> list[int]:
+    if isinstance(value, dict):
+        return [found for item in value.values() for found in _lists(item)]
+    if isinstance(value, list):
+        return [id(value), *(found for item in value for found in _lists(item))]
+    return []
+
+
+@settings(max_examples=500, deadline=None)
+@given(_json, _json)
+def test_merge_patch_is_rfc_7386_as_before(target: Any, patch: Any) -> None:
+    before = json.dumps(target)
+    result = merge_patch(target, patch)
+    assert json.dumps(result) == json.dumps(_reference_merge_patch(target, patch))  # NaN-safe, order-sensitive
+    assert json.dumps(target) == before  # the target is not changed
+    assert not set(_lists(result)) & set(_lists(patch))  # the patch's lists are copied, not shared
+
+
+# --- the store: resources with nothing stored -----------------------------------------------------------------
+
+
+def test_objects_of_a_resource_with_nothing_stored_and_of_one_namespace() -> None:
+    store = Store(10)
+    assert list(store.objects("widgets")) == [] and list(store.objects("widgets", "a")) == []
+    assert store.get("widgets", "a", "w") is None
+    made = {}
+    for namespace, name in (("a", "w1"), ("b", "w2"), ("a", "w3")):
+        made[name] = {"metadata": {"namespace": namespace, "name": name, "uid": name}}
+        store.commit("widgets", "ADDED", made[name], None)
+    assert list(store.objects("widgets")) == [made["w1"], made["w2"], made["w3"]]
+    assert list(store.objects("widgets", "a")) == [made["w1"], made["w3"]]
+    assert list(store.objects("widgets", "c")) == []
+    assert store.get("widgets", "b", "w2") is made["w2"] and store.get("widgets", "b", "w1") is None
+    for name in made:
+        store.commit("widgets", "DELETED", made[name], made[name])
+    assert list(store.objects("widgets")) == [] and list(store.objects("widgets", "a")) == []

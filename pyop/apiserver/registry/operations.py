@@ -67,7 +67,7 @@ from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
 from pyop.apiserver.registry.strategy import (
     DEFAULT_FIELD_VALIDATION,
     RESTStrategy,
-    desired_state,
+    desired_state_changed,
     strategic_merge_unsupported,
 )
 from pyop.apiserver.storage.store import ListSnapshot, Store
@@ -766,8 +766,9 @@ class Operations:
     ) -> dict[str, Any]:
         """The common tail of update, patch and apply on an existing object; ``admitted=False``: the server's own
         controllers' writes, which do not go through admission webhooks here."""
-        name = current["metadata"]["name"]
-        current_rv = current["metadata"]["resourceVersion"]
+        current_meta = current["metadata"]
+        name = current_meta["name"]
+        current_rv = current_meta["resourceVersion"]
         sent_managed = new["metadata"].get("managedFields")  # an update's own managedFields replace the live ones
         served = served_as(current, resource_type)  # the stored object in the request's version
         strategy = self.strategy(resource_type)
@@ -778,7 +779,7 @@ class Operations:
         if admitted and subresource != "scale":
             new = strategy.decode(new, options.field_validation, options.warnings, current)
         if admitting:
-            namespace = current["metadata"].get("namespace", "")
+            namespace = current_meta.get("namespace", "")
             new = strategy.prune(new, options.field_validation, options.warnings)
             mutated = suspend(
                 self._point(MUTATING, "UPDATE", resource_type, subresource, namespace, new, served, options)
@@ -805,14 +806,15 @@ class Operations:
                 new.pop("status", None)
         metadata = new["metadata"]
         for key in _SERVER_METADATA:
-            if key in current["metadata"]:
-                metadata[key] = current["metadata"][key]
+            if key in current_meta:
+                metadata[key] = current_meta[key]
             else:
                 metadata.pop(key, None)
-        metadata["namespace"] = current["metadata"].get("namespace", "")
-        if not resource_type.namespaced:
+        if resource_type.namespaced:
+            metadata["namespace"] = current_meta.get("namespace", "")
+        else:
             metadata.pop("namespace", None)
-        metadata["managedFields"] = current["metadata"].get("managedFields", [])
+        metadata["managedFields"] = current_meta.get("managedFields", [])
         metadata["resourceVersion"] = current_rv
         strategy.prepare_for_update(new, current, self)
         new = self._admit(resource_type, new, served, options)
@@ -829,8 +831,8 @@ class Operations:
             )
         if validating is not None:
             run_validating(plugins.validating, validating, new, self.store, last=False)
-        if _is_being_deleted(current):
-            added = set(metadata.get("finalizers") or []) - set(current["metadata"].get("finalizers") or [])
+        if current_meta.get("deletionTimestamp"):  # _is_being_deleted(current)
+            added = set(metadata.get("finalizers") or []) - set(current_meta.get("finalizers") or [])
             if added:
                 raise invalid(
                     resource_type.kind,
@@ -846,10 +848,10 @@ class Operations:
                     ],
                 )
         rule = strategy.generation
-        if rule is not None and "generation" in current["metadata"]:
-            has_status = resource_type.has_status
-            if desired_state(rule, new, has_status=has_status) != desired_state(rule, served, has_status=has_status):
-                metadata["generation"] = current["metadata"]["generation"] + 1
+        if rule is not None and "generation" in current_meta:
+            changed = desired_state_changed(rule, new, served, has_status=resource_type.has_status)
+            if changed:
+                metadata["generation"] = current_meta["generation"] + 1
         if admitting:
             suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, new, served, options))
             if self.store.get(resource_type.storage_key, namespace, name) is not current:
@@ -858,7 +860,7 @@ class Operations:
             run_validating(plugins.validating_last, validating, new, self.store, last=True)
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
         unchanged = _same_but_volatile(current, new)  # recording managedFields below changes neither view
-        live_managed = current["metadata"].get("managedFields")
+        live_managed = current_meta.get("managedFields")
         if unchanged and managed is None and (sent_managed is live_managed or sent_managed == live_managed):
             return served
         if managed is None:

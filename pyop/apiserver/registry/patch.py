@@ -30,15 +30,20 @@ def clone_json(value: Any) -> Any:
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: returns the patched document; ``target`` is not modified."""
+    """RFC 7386: returns the patched document; ``target`` is not modified. Maps merge; the patch's lists are
+    copied and its scalars taken as they are, without a call each (what ``merge_patch(_, value)`` returns)."""
     if not isinstance(patch, dict):
         return clone_json(patch)
     result = dict(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:
             result.pop(key, None)
-        else:
+        elif isinstance(value, dict):
             result[key] = merge_patch(result.get(key), value)
+        elif isinstance(value, list):
+            result[key] = clone_json(value)
+        else:
+            result[key] = value
     return result
 
 

@@ -51,6 +51,35 @@ def desired_state(rule: Generation, obj: dict[str, Any], *, has_status: bool) ->
     return view
 
 
+def desired_state_changed(
+    rule: Generation, new: dict[str, Any], old: dict[str, Any], *, has_status: bool
+) -> bool:
+    """``desired_state(rule, new) != desired_state(rule, old)``, compared in place (every update asks, and
+    building the two views cost more than comparing them; shared subtrees are equal by identity, as dict
+    equality finds them)."""
+    skipped = _SKIPPED_WITH_STATUS if has_status else _SKIPPED
+    compared = 0
+    for key, value in new.items():
+        if key in skipped:
+            continue
+        other = old.get(key, _ABSENT)
+        if other is not value and (other is _ABSENT or other != value):
+            return True
+        compared += 1
+    if compared != sum(1 for key in old if key not in skipped):
+        return True
+    if rule.metadata_fields:
+        new_metadata, old_metadata = new.get("metadata") or {}, old.get("metadata") or {}
+        for key in rule.metadata_fields:
+            value, other = new_metadata.get(key), old_metadata.get(key)
+            if other is not value and other != value:
+                return True
+    return False
+
+
+_ABSENT: Final = object()
+
+
 class RegistryContext(Protocol):
     """What a strategy may read from the registry it runs in: the stored objects and the clock."""
 
@@ -202,5 +231,6 @@ __all__ = [
     "Strategy",
     "SubresourceStrategy",
     "desired_state",
+    "desired_state_changed",
     "strategic_merge_unsupported",
 ]

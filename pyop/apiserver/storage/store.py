@@ -128,12 +128,18 @@ class Store:
     # --- reads --------------------------------------------------------------------------------------
 
     def get(self, storage_key: str, namespace: str, name: str) -> dict[str, Any] | None:
-        return self._objects.get(storage_key, {}).get((namespace, name))
+        bucket = self._objects.get(storage_key)
+        return None if bucket is None else bucket.get((namespace, name))
 
     def objects(self, storage_key: str, namespace: str | None = None) -> Iterator[dict[str, Any]]:
-        for (obj_namespace, _), obj in self._objects.get(storage_key, {}).items():
-            if namespace is None or obj_namespace == namespace:
-                yield obj
+        """The cached objects of a resource (in one namespace); every write asks for its namespace's quotas and
+        most resources have none stored, so an empty resource answers without a generator."""
+        bucket = self._objects.get(storage_key)
+        if not bucket:
+            return iter(())
+        if namespace is None:
+            return iter(bucket.values())
+        return (obj for (obj_namespace, _), obj in bucket.items() if obj_namespace == namespace)
 
     def count_in_namespace(self, namespace: str) -> int:
         return self._namespace_counts.get(namespace, 0)
@@ -196,7 +202,9 @@ class Store:
         metadata = obj["metadata"]
         metadata["resourceVersion"] = str(rv)
         key = (metadata.get("namespace", ""), metadata["name"])
-        bucket = self._objects.setdefault(storage_key, {})
+        bucket = self._objects.get(storage_key)
+        if bucket is None:
+            bucket = self._objects[storage_key] = {}
         object_key = (storage_key, key[0], key[1])
         if event_type == "DELETED":
             if prev is not None:
@@ -215,8 +223,10 @@ class Store:
         if len(self.history) >= self.history_limit:
             self.compacted_rv = self.history.popleft().resource_version
         self.history.append(event)
-        for sink in list(self._sinks.get(storage_key, ())):
-            sink.deliver(event)
+        sinks = self._sinks.get(storage_key)
+        if sinks:
+            for sink in list(sinks):
+                sink.deliver(event)
 
     def _insert(self, storage_key: str, obj: dict[str, Any]) -> None:
         """An object loaded from the backend: cached and indexed, no event (nobody watches before start-up)."""

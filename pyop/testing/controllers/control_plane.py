@@ -52,6 +52,16 @@ class Controllers:
         self.service_accounts = ServiceAccountsController(operations)
         self.root_ca = RootCAPublisher(operations)  # publishes once the server knows its CA (`publish`)
         self.resource_quotas = ResourceQuotaController(operations)  # status.hard/used, after every commit
+        # What a commit of these resources sets off besides garbage collection (looked up once per commit,
+        # instead of comparing its storage key with each).
+        self._reactions: dict[str, Callable[[str, dict[str, Any], dict[str, Any] | None], None]] = {
+            kinds.CRD_STORAGE_KEY: self._crd_committed,
+            **dict.fromkeys(CONFIGURATION_KEYS, self._webhooks_committed),
+            CLUSTER_ROLES: self._cluster_role_committed,
+            "serviceaccounts": self._service_account_committed,
+            "namespaces": self._namespace_committed,
+            "configmaps": self._config_map_committed,
+        }
         operations.on_commit = self.on_commit
 
     def start(self) -> None:
@@ -75,22 +85,9 @@ class Controllers:
         self, resource_type: ResourceType, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
     ) -> None:
         self.resource_quotas.committed(resource_type, event_type, obj)
-        if resource_type.storage_key == kinds.CRD_STORAGE_KEY:
-            self._sync_crd(event_type, obj)
-            if event_type == "MODIFIED":
-                redefault_stored_objects(self.store, obj, prev)
-        elif resource_type.storage_key in CONFIGURATION_KEYS and self.on_webhooks_changed is not None:
-            self.on_webhooks_changed()
-        elif resource_type.storage_key == CLUSTER_ROLES:
-            self._enqueue("aggregate", None)
-        elif resource_type.storage_key == "serviceaccounts" and event_type == "DELETED":
-            revoke_service_account_tokens(self.operations.users, obj)
-            self.service_accounts.account_deleted(obj)
-        elif resource_type.storage_key == "namespaces" and event_type == "ADDED":
-            self.service_accounts.namespace_added(obj)
-            self.root_ca.namespace_added(obj)
-        elif resource_type.storage_key == "configmaps":
-            self.root_ca.config_map_changed(event_type, obj)
+        react = self._reactions.get(resource_type.storage_key)
+        if react is not None:
+            react(event_type, obj, prev)
         if event_type == "DELETED":
             self._enqueue("removed", obj)
             return
@@ -108,6 +105,31 @@ class Controllers:
             self._enqueue("crd-cleanup", obj["metadata"]["name"])
         if FOREGROUND_FINALIZER in (obj["metadata"].get("finalizers") or []):
             self._enqueue("foreground", obj["metadata"]["uid"])
+
+    def _crd_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        self._sync_crd(event_type, obj)
+        if event_type == "MODIFIED":
+            redefault_stored_objects(self.store, obj, prev)
+
+    def _webhooks_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        if self.on_webhooks_changed is not None:
+            self.on_webhooks_changed()
+
+    def _cluster_role_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        self._enqueue("aggregate", None)
+
+    def _service_account_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        if event_type == "DELETED":
+            revoke_service_account_tokens(self.operations.users, obj)
+            self.service_accounts.account_deleted(obj)
+
+    def _namespace_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        if event_type == "ADDED":
+            self.service_accounts.namespace_added(obj)
+            self.root_ca.namespace_added(obj)
+
+    def _config_map_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
+        self.root_ca.config_map_changed(event_type, obj)
 
     def _sync_crd(self, event_type: str, crd: dict[str, Any]) -> None:
         name = crd["metadata"]["name"]
