@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pyop.api import managedfields as mf
-from pyop.api.managedfields import fieldpath, ownership
+from pyop.api.managedfields import fieldpath, ownership, typed
 from pyop.api.managedfields.fieldpath import SELF, FieldSet
 
 JSON_SCALARS = st.one_of(
@@ -122,3 +122,39 @@ def test_managers_compare_by_value_without_their_source() -> None:
     other = mf.Manager("a", mf.UPDATE, "v1", {"f:spec": {}}, "", "t2")
     assert one == same and one != other and one.identity == ("a", mf.UPDATE, "v1", "")
     assert mf.Manager("a", mf.APPLY, "v1", {}).identity == ("a", mf.APPLY, "", "")
+
+
+KEYED = mf.custom_resource_type(
+    {
+        "type": "object",
+        "properties": {
+            "ports": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["port", "name"],
+                "items": {"type": "object", "properties": {"name": {"type": "string", "default": "tcp"}}},
+            }
+        },
+    }
+).fields["ports"]
+KEY_VALUES = st.one_of(st.sampled_from([1, 1.0, True, "1", 0, False, "", None, 2**64]), st.text(max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.fixed_dictionaries({}, optional={"port": KEY_VALUES, "name": KEY_VALUES}), max_size=6))
+def test_map_list_items_are_keyed_by_the_json_of_their_keys_found_again_or_not(items: list[dict[str, Any]]) -> None:
+    """item_element's lookup of elements already written gives each item the element its own key fields make
+    (1, 1.0, True and "1" are four keys), as often as it is asked."""
+    for _ in range(2):
+        for index, item in enumerate(items):
+            keys = {name: item.get(name) for name in ("port", "name")}
+            if keys["name"] is None:
+                keys["name"] = "tcp"
+            if keys["port"] is None:
+                try:
+                    typed.item_element(KEYED, index, item)
+                except mf.SchemaError as error:
+                    assert 'omits key field "port"' in str(error)
+                    continue
+                raise AssertionError("an item without its key is refused")
+            assert typed.item_element(KEYED, index, item) == "k:" + _dumps(keys)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import copy
 import json
 from typing import Any
+from unittest import mock
 
 import managedfields_reference as reference
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pyop.api import managedfields as mf
-from pyop.api.managedfields import typed
+from pyop.api.managedfields import ownership, typed
 
 ITEM: dict[str, Any] = {
     "type": "object",
@@ -157,3 +158,85 @@ def test_field_sets_merges_and_comparisons_are_the_general_walks(pair: tuple[Any
             general_comparison.modified,
             general_comparison.removed,
         )
+
+
+_SHARED = {"status": None}
+
+
+@settings(max_examples=700, deadline=None)
+@example((_SHARED, _SHARED), TYPES[0])  # one object as both: merge returns it as is (its null is not applied)
+@given(_pairs(), st.sampled_from(TYPES))
+def test_an_applys_single_walk_is_its_merge_field_set_and_comparison(pair: tuple[Any, Any], t: mf.Type) -> None:
+    live, applied = pair
+    fused = typed.merge_and_compare(live, applied, t)
+    if fused is None:
+        return  # the general path answers (typed.merge, to_field_set and compare, checked above)
+    merged, fields, comparison = fused
+    general = reference.merge(live, applied, t)
+    assert json.dumps(merged) == json.dumps(general) and (merged is live) == (general is live)
+    assert json.dumps(fields) == json.dumps(reference.to_field_set(applied, t))  # in order: stored as written
+    expected = reference.compare(live, general, t, skip_metadata=frozenset({"managedFields"}))
+    assert (comparison.added, comparison.modified, comparison.removed) == (
+        expected.added,
+        expected.modified,
+        expected.removed,
+    )
+
+
+def test_an_apply_of_a_typical_object_takes_the_single_walk() -> None:
+    live = {"apiVersion": "v1", "metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"a": {"b": "x"}, "n": 1}}
+    config = {"apiVersion": "v1", "metadata": {"name": "a"}, "spec": {"a": {"b": "y"}, "tags": ["a"]}}
+    fused = typed.merge_and_compare(live, config, TYPES[0])
+    assert fused is not None
+    merged, fields, comparison = fused
+    assert merged["spec"] == {"a": {"b": "y"}, "n": 1, "tags": ["a"]} and merged["metadata"] is live["metadata"]
+    assert comparison.modified == {"f:spec": {"f:a": {"f:b": {}}}}
+    assert comparison.added == {"f:spec": {"f:tags": {".": {}, 'v:"a"': {}}}}
+    assert fields["f:spec"] == {"f:a": {"f:b": {}}, "f:tags": {'v:"a"': {}}}
+
+
+CREATOR = mf.Manager("creator", mf.UPDATE, "v1", {}, "", "t1")
+APPLIER = mf.Manager("applier", mf.APPLY, "v1", {}, "", "t2")
+AGAIN = mf.Manager("applier", mf.APPLY, "v1", {}, "", "t3")
+
+
+def _applied(live: Any, config: Any, t: mf.Type, managers: mf.Managers, force: bool, scope: mf.Scope) -> Any:
+    """An apply's outcome as text: the object and every manager's fields (in order) and time, or the error."""
+    try:
+        merged, result = ownership.apply(live, config, t, managers, AGAIN, force=force, scope=scope)
+    except (mf.SchemaError, mf.ApplyConflict) as error:
+        return ("error", type(error).__name__, str(error))
+    return ("ok", json.dumps(merged), json.dumps([(i, m.fields, m.time) for i, m in result.items()]))
+
+
+@settings(max_examples=400, deadline=None)
+@example(  # a null status on the main resource: removed, but not this write's to own (the entry keeps its time)
+    {"status": {"a": 1}, "spec": {"x": 1}},
+    {"spec": {"x": 1}},
+    {"spec": {"x": 1}, "status": None},
+    TYPES[0],
+    False,
+    mf.Scope(drop=frozenset({"f:status"})),
+)
+@given(
+    OBJECTS,
+    OBJECTS,
+    st.one_of(OBJECTS, st.tuples(OBJECTS, OBJECTS).map(lambda pair: {**pair[0], **pair[1]})),
+    st.sampled_from(TYPES),
+    st.booleans(),
+    st.sampled_from([mf.Scope(), mf.Scope(drop=frozenset({"f:status"}))]),
+)
+def test_an_apply_through_the_single_walk_is_the_general_apply(
+    live: Any, first: Any, second: Any, t: mf.Type, force: bool, scope: mf.Scope
+) -> None:
+    """A second apply (pruning what the first applied and the second does not, conflicting with the creator's
+    fields unless forced) answers the same with ``merge_and_compare`` and with it disabled (the general path)."""
+    try:
+        managers = ownership.create(live, t, {}, CREATOR, scope)
+        live, managers = ownership.apply(live, first, t, managers, APPLIER, force=True, scope=scope)
+    except mf.SchemaError:
+        return
+    fast = _applied(live, second, t, managers, force, scope)
+    with mock.patch.object(ownership, "merge_and_compare", lambda *args: None):
+        general = _applied(live, second, t, managers, force, scope)
+    assert fast == general

@@ -35,10 +35,12 @@ from pyop.api.managedfields.fieldpath import (
 )
 from pyop.api.managedfields.schema import Type
 from pyop.api.managedfields.typed import (
+    Comparison,
     added_field_set,
     compare,
     ensure_named_fields_are_members,
     merge,
+    merge_and_compare,
     remove_items,
     to_field_set,
 )
@@ -529,19 +531,33 @@ def apply(
     Raises ``ApplyConflict`` when the result changes fields other managers own and ``force`` is not set, and
     ``SchemaError`` when the configuration cannot be placed in the schema (a list item without its key).
     """
-    # Unstripped while applying (the config's name keeps the live metadata from being pruned), as in SMD.
-    config_fields = scope.filter(to_field_set(config, t))
-    merged = merge(live, config, t)
+    # One walk of the configuration merges it, lists its fields and finds what changed (typed.merge_and_compare);
+    # a status write (only status compared) or a configuration it does not take goes the general way.
+    fused = merge_and_compare(live, config, t) if scope.keep is None else None
+    comparison: Comparison | None = None
+    if fused is None:
+        # Unstripped while applying (the config's name keeps the live metadata from being pruned), as in SMD.
+        config_fields = scope.filter(to_field_set(config, t))
+        merged = merge(live, config, t)
+    else:
+        merged, config_fields, comparison = fused
+        config_fields = scope.filter(config_fields)
     identity = applier.identity
     last = managers.get(identity)
     candidates = dict(managers)
-    candidates[identity] = _with(applier, config_fields, applier.time)
     owned = without_stripped(config_fields)
     # Only fields applied last time and not now can go: none (the same fields re-applied, the steady state of a
     # controller; equal sets are told in C) skips the walks.
     if last is not None and last.fields and last.fields != owned and difference(last.fields, config_fields):
-        merged = _prune(merged, candidates, last.fields, t)
-    changed, removed = _changes(live, merged, t, scope)
+        candidates[identity] = _with(applier, config_fields, applier.time)
+        pruned = _prune(merged, candidates, last.fields, t)
+        if pruned is not merged:
+            merged, comparison = pruned, None  # compared again below
+    if comparison is None:
+        changed, removed = _changes(live, merged, t, scope)
+    else:
+        changed = scope.filter(union(comparison.modified, comparison.added))
+        removed = scope.filter(comparison.removed)
     if changed and not force:  # forced: the others just lose what changed (below)
         conflicts: list[Conflict] = []
         for other_identity, manager in sorted(managers.items(), key=lambda item: item[0]):

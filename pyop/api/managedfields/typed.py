@@ -43,23 +43,44 @@ def _shape(t: Type, value: Any) -> int:
     return _LEAF
 
 
+_KEY_ELEMENTS: dict[tuple[Any, ...], str] = {}  # (key names, *values) -> the item's k: element
+_KEY_ELEMENTS_SIZE = 4096
+
+
 def item_element(t: Type, index: int, item: Any) -> str:
-    """The path element of a list item: its key fields, its value (sets) or its index (atomic lists)."""
-    if t.keys:
+    """The path element of a list item: its key fields, its value (sets) or its index (atomic lists).
+
+    A map list item's element is looked up by its key values when they are strings and ints (their JSON is not
+    written again: an apply finds each item's element up to five times, in the field set, the merge and the
+    comparison); a value of another type (1.0 and True equal 1 as dict keys) is written each time."""
+    names = t.keys
+    if names:
         if not isinstance(item, dict):
             raise SchemaError(f"element {index}: associative list with keys has an element that is not a map")
-        keys: dict[str, Any] = {}
-        for name in t.keys:
-            if name in item and item[name] is not None:
-                keys[name] = item[name]
-            elif name in t.key_defaults:
-                keys[name] = t.key_defaults[name]
-            else:
-                raise SchemaError(
-                    f'element {index}: associative list with keys has an element that omits key field "{name}" '
-                    "(and doesn't have default value)"
-                )
-        return key_element(keys)
+        values: list[Any] = []
+        cacheable = True
+        for name in names:
+            value = item.get(name)
+            if value is None:
+                if name not in t.key_defaults:
+                    raise SchemaError(
+                        f'element {index}: associative list with keys has an element that omits key field "{name}" '
+                        "(and doesn't have default value)"
+                    )
+                value = t.key_defaults[name]
+            kind = type(value)
+            if kind is not str and kind is not int:
+                cacheable = False
+            values.append(value)
+        if not cacheable:
+            return key_element(dict(zip(names, values, strict=True)))
+        lookup = (names, *values)
+        found = _KEY_ELEMENTS.get(lookup)
+        if found is None:
+            if len(_KEY_ELEMENTS) >= _KEY_ELEMENTS_SIZE:
+                _KEY_ELEMENTS.clear()
+            found = _KEY_ELEMENTS[lookup] = key_element(dict(zip(names, values, strict=True)))
+        return found
     if t.atomic:
         return index_element(index)
     return value_element(item)
@@ -304,6 +325,99 @@ def _compare(old: Any, new: Any, t: Type, path: tuple[str, ...], result: Compari
         insert(result.added, path)
     elif new is _MISSING:
         insert(result.removed, path)
+
+
+def merge_and_compare(live: Any, applied: Any, t: Type) -> tuple[Any, FieldSet, Comparison] | None:
+    """``merge(live, applied, t)``, ``to_field_set(applied, t)`` and ``compare(live, merged, t,
+    skip_metadata={"managedFields"})`` in one walk of ``applied`` (an apply's three walks of its configuration):
+    where merge recurses into two maps, each applied entry is merged, filled in and compared at once, and the live
+    entries it does not touch are shared, so the comparison need not visit them. Lists and replaced values are
+    handed to the general functions. None when the general path must answer: the objects are not two maps merge
+    recurses into (or are one), the configuration carries ``metadata.managedFields`` (the comparison skips it),
+    or a value does not fit the schema (the general path raises the error, as ``to_field_set`` words it)."""
+    if live is applied or not isinstance(live, dict) or not isinstance(applied, dict) or not (live or applied):
+        return None
+    if _shape(t, live) != _MAP or _shape(t, applied) != _MAP:
+        return None
+    metadata = applied.get("metadata")
+    if isinstance(metadata, dict) and "managedFields" in metadata:
+        return None
+    result = Comparison()
+    fields: FieldSet = {}
+    try:
+        merged = _merge_map(live, applied, t, (), result, fields)
+    except SchemaError:
+        return None
+    return merged, fields, result
+
+
+def _merge_walk(live: Any, applied: Any, t: Type, path: tuple[str, ...], result: Comparison, below: FieldSet) -> Any:
+    """``merge(live, applied, t)``; fills ``below`` as ``_fill(applied, t, below)`` does and records what
+    ``_compare(live, merged, t, path, result)`` records."""
+    if live is _MISSING:
+        _fill(applied, t, below, False)
+        _compare(_MISSING, applied, t, path, result)
+        return applied
+    if live is applied:
+        _fill(applied, t, below, False)
+        return live
+    if (live or applied) and _shape(t, live) == _MAP and _shape(t, applied) == _MAP:
+        return _merge_map(live, applied, t, path, result, below)
+    _fill(applied, t, below, False)
+    merged = merge(live, applied, t)
+    if merged is not live:
+        _compare(live, merged, t, path, result)
+    return merged
+
+
+def _merge_map(
+    live: dict[str, Any], applied: dict[str, Any], t: Type, path: tuple[str, ...], result: Comparison, node: FieldSet
+) -> Any:
+    """Two maps merge recurses into: merge's map branch, ``_fill``'s map branch into ``node`` and what
+    ``_compare_map(live, merged)`` records (entries merge leaves alone are shared, so it records nothing for
+    them), entry by entry of ``applied``."""
+    out: dict[str, Any] | None = None
+    untyped = t.kind == UNTYPED
+    fields = t.fields
+    other_type = t.element or DEDUCED
+    for key, item in applied.items():
+        current = live.get(key, _MISSING)
+        element = "f:" + key
+        if item is None:
+            node[element] = {}
+            if current is not _MISSING:  # null drops the field
+                if out is None:
+                    out = dict(live)
+                del out[key]
+                _compare(current, _MISSING, fields.get(key) or other_type, (*path, element), result)
+            continue
+        if type(item) in _SCALARS:
+            node[element] = {}
+            if type(current) is type(item) and current == item:
+                continue
+            if out is None:
+                out = dict(live)
+            out[key] = item
+            if current is _MISSING:
+                insert(result.added, (*path, element))
+            elif type(current) in _SCALARS:
+                if current != item:
+                    insert(result.modified, (*path, element))
+            else:
+                _compare(current, item, fields.get(key) or other_type, (*path, element), result)
+            continue
+        child_type = fields.get(key) or other_type
+        below: FieldSet = {}
+        merged = _merge_walk(current, item, child_type, (*path, element), result, below)
+        child_shape = _shape(child_type, item)
+        entry = make(child_shape == _LEAF or item == {} or untyped or key not in fields, below)
+        if entry is not None:
+            node[element] = entry
+        if merged is not current:
+            if out is None:
+                out = dict(live)
+            out[key] = merged
+    return live if out is None else out
 
 
 def _items_by_element(t: Type, items: list[Any]) -> dict[str, Any]:
