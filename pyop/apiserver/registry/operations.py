@@ -715,7 +715,7 @@ class Operations:
             body.setdefault("metadata", {})["name"] = name
             created = self.create(resource_type, namespace, body, options, managed=managed)
             return created, True
-        config = clone_json(config)
+        # The configuration is the registry's own, as every request body is (no defensive copy).
         config.setdefault("metadata", {}).pop("resourceVersion", None)
         served = served_as(current, resource_type)
         merged, managed = self._apply_fields(resource_type, served, config, options, subresource)
