@@ -53,8 +53,12 @@ def _enum_values(allowed: list[Any]) -> list[str]:
     return [v if isinstance(v, str) else json.dumps(v, separators=(",", ":")) for v in allowed]
 
 
-class _Walk:
-    """One validation pass; keeps each stage's errors apart to join them in server order."""
+class Walk:
+    """One validation pass; keeps each stage's errors apart to join them in server order.
+
+    ``compiled_validation`` drives the same object from its compiled nodes and calls its keyword methods
+    (``type_error``, ``null``, ``enum``, ``embedded_resource``), so both give the same texts.
+    """
 
     __slots__ = ("value_errors", "meta_errors", "list_errors", "rule_nodes", "blocking", "with_rules")
 
@@ -71,16 +75,16 @@ class _Walk:
         if not isinstance(schema, dict):
             return
         if value is None:
-            self._null(schema, name)
+            self.null(schema, name)
             return
         actual = _JSON_TYPES.get(type(value)) or json_type(value)
         declared = schema.get("type")
         if declared:
             if declared != actual and not type_matches(declared, actual):
-                self._type_error(name, declared, actual)
+                self.type_error(name, declared, actual)
         elif schema.get("x-kubernetes-int-or-string") and "anyOf" not in schema and actual not in ("integer", "string"):
             # Usually anyOf [{type: integer}, {type: string}] reports this; without it, still refuse.
-            self._type_error(name, "integer,string", actual)
+            self.type_error(name, "integer,string", actual)
 
         if "allOf" in schema or "anyOf" in schema or "oneOf" in schema or "not" in schema:
             self._junctors(value, schema, name)
@@ -92,29 +96,29 @@ class _Walk:
         elif actual == "array":
             self._array(value, schema, name, path, old)
         if "enum" in schema:
-            self._enum(value, schema["enum"], name)
+            self.enum(value, schema["enum"], name)
         if actual == "object":
             self._object(value, schema, name, path, old)
             if schema.get("x-kubernetes-embedded-resource"):
-                self._embedded_resource(value, path)
+                self.embedded_resource(value, path)
 
         if self.with_rules and "x-kubernetes-validations" in schema:
             self.rule_nodes.append((value, schema, path, old, resource_root))
 
-    def _type_error(self, name: str, declared: str, actual: str) -> None:
+    def type_error(self, name: str, declared: str, actual: str) -> None:
         self.blocking = True
         self.value_errors.append(
             invalid(name, actual, _in_body(name, f"must be of type {declared}: {json.dumps(actual)}"))
         )
 
-    def _null(self, schema: dict[str, Any], name: str) -> None:
+    def null(self, schema: dict[str, Any], name: str) -> None:
         # go-openapi's early exit for nil: only the type and enum validators run.
         if not schema.get("nullable"):
             declared = schema.get("type") or ("integer,string" if schema.get("x-kubernetes-int-or-string") else "")
             if declared:
-                self._type_error(name, declared, "null")
+                self.type_error(name, declared, "null")
         if "enum" in schema:
-            self._enum(None, schema["enum"], name)
+            self.enum(None, schema["enum"], name)
 
     def _junctors(self, value: Any, schema: dict[str, Any], name: str) -> None:
         errors = self.value_errors
@@ -229,7 +233,7 @@ class _Walk:
                 old_item = old_items.get(_map_key(item, map_keys), ABSENT)
             self.node(item, items, index(name, position), index(path, position), old_item, False)
 
-    def _enum(self, value: Any, allowed: list[Any], name: str) -> None:
+    def enum(self, value: Any, allowed: list[Any], name: str) -> None:
         if not any(equal(value, candidate) for candidate in allowed):
             self.value_errors.append(not_supported(name, value, _enum_values(allowed)))
 
@@ -263,7 +267,7 @@ class _Walk:
                 errors.append(invalid(name, "", detail))
 
     # -- embedded resources (schema/objectmeta) -----------------------------------------
-    def _embedded_resource(self, value: dict[str, Any], path: str) -> None:
+    def embedded_resource(self, value: dict[str, Any], path: str) -> None:
         errors = self.meta_errors
         for field_name in ("apiVersion", "kind"):
             if field_name not in value:
@@ -357,7 +361,7 @@ def _correlate_list(old: Any, list_type: str | None, keys: list[str]) -> dict[tu
 
 def _value_errors(value: Any, schema: Any, name: str) -> list[FieldError]:
     """Value-only validation of a junctor branch (no list-type, metadata or CEL there)."""
-    walk = _Walk(with_rules=False)
+    walk = Walk(with_rules=False)
     walk.node(value, schema, name, name, ABSENT, False)
     return walk.value_errors
 
@@ -377,9 +381,15 @@ def validate(
     ``rules=False`` skips CEL. ``resource_root`` (default: ``path == ""``) limits what CEL
     sees of ``metadata`` to name and generateName, as for the root of a custom resource.
     """
-    walk = _Walk(with_rules=rules)
+    walk = Walk(with_rules=rules)
     root = (path == "") if resource_root is None else resource_root
     walk.node(obj, schema, path, path, old, root)
+    return walk_errors(walk)
+
+
+def walk_errors(walk: Walk) -> list[FieldError]:
+    """A finished walk's errors in the API server's order, CEL rules evaluated last (unless a type error
+    blocks them)."""
     errors = walk.value_errors + walk.meta_errors + walk.list_errors
     if walk.rule_nodes:
         if walk.blocking:

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyop.api.selectors import FieldGetter, path_getter
 from pyop.api.status import ApiError
 from pyop.api.versions import version_priority as version_priority  # its home is pyop.api.versions
 from pyop.apiserver.registry.conversion import Converter, webhook_conversion
+
+if TYPE_CHECKING:
+    from pyop.schema.compiled import CompiledSchema
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 CREATE_ONLY = ("create",)
@@ -85,6 +88,16 @@ class ResourceType:
     @cached_property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    @cached_property
+    def compiled_schema(self) -> CompiledSchema | None:
+        """The schema compiled for writes (`pyop.schema.compiled`), on the first one. A changed CRD gives new
+        ResourceTypes (`types_from_crd`), so the compiled form never outlives the schema it was built from."""
+        if self.schema is None:
+            return None
+        from pyop.schema.compiled import CompiledSchema  # the schema engine loads with the first custom write
+
+        return CompiledSchema(self.schema)
 
     @cached_property
     def storage_key(self) -> str:

@@ -9,7 +9,8 @@ merge patches are refused (a schema has no patch merge keys).
 
 The order of `admit` is the API server's: unknown fields are pruned, non-nullable nulls dropped and defaults applied
 while decoding, then the result is validated (with the stored object as ``oldSelf`` for transition rules on update).
-The schema engine is ``pyop.schema``.
+The schema engine is ``pyop.schema``; the registry passes each served version's schema compiled once
+(``ResourceType.compiled_schema``, `pyop.schema.compiled`), interpreted otherwise, with the same result.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pyop import schema as schema_engine
 from pyop.api.status import StatusCause, bad_request
 from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.strategy import Generation, Strategy
+from pyop.schema.compiled import CompiledSchema, InterpretedSchema
 
 # field.ErrorType display strings -> the ``reason`` of a Status cause (metav1.CauseType).
 CAUSE_REASONS = {
@@ -58,6 +60,7 @@ def admit(
     field_validation: str = "Warn",
     warnings: list[str] | None = None,
     validate: bool = True,
+    compiled: CompiledSchema | None = None,
 ) -> tuple[dict[str, Any], list[StatusCause]]:
     """The object as it would be stored (pruned, defaulted) and the validation failures, if any.
 
@@ -68,23 +71,27 @@ def admit(
     ``Warn`` (the API's default) appends an ``unknown field "<path>"`` text per dropped field to
     ``warnings``, ``Ignore`` drops them silently.
     ``validate=False`` only decodes (what mutating webhooks are shown before the object is validated).
+    ``compiled``: ``schema`` compiled (the served version's ``ResourceType.compiled_schema``); without it the
+    schema is interpreted, with the same result.
     """
     if schema is None:
         return obj, []
-    schema_dict = dict(schema)
-    if field_validation == "Strict":
-        unknown = schema_engine.unknown_fields(obj, schema_dict)
-        if unknown:
-            raise bad_request(strict_error_text(unknown))
-    admitted = schema_engine.normalize(obj, schema_dict, share=True)
+    engine = compiled if compiled is not None else InterpretedSchema(schema)
+    admitted = engine.normalize(obj)
     assert isinstance(admitted, dict)
-    if field_validation == "Warn" and warnings is not None and admitted is not obj:
-        # Only when normalization changed something: the common write with nothing unknown costs no second walk.
-        warnings.extend(unknown_field_warning(path) for path in schema_engine.unknown_fields(obj, schema_dict))
+    # Normalization drops every unknown field, so an object it leaves as it is has none: the common write costs
+    # no second walk (normalizing first changes nothing else: it never modifies ``obj``).
+    if admitted is not obj:
+        if field_validation == "Strict":
+            unknown = engine.unknown_fields(obj)
+            if unknown:
+                raise bad_request(strict_error_text(unknown))
+        elif field_validation == "Warn" and warnings is not None:
+            warnings.extend(unknown_field_warning(path) for path in engine.unknown_fields(obj))
     if not validate:
         return admitted, []
-    errors = schema_engine.validate(admitted, schema_dict, old=old if old is not None else schema_engine.ABSENT)
-    return admitted, [cause_from_field_error(error) for error in errors]
+    errors = engine.validate(admitted, old if old is not None else schema_engine.ABSENT)
+    return admitted, [cause_from_field_error(error) for error in errors] if errors else []
 
 
 _EVERY_CHANGE = Generation()
@@ -100,7 +107,12 @@ class SchemaStrategy(Strategy):
         if self.resource_type.schema is None:
             return obj
         admitted, _ = admit(
-            obj, self.resource_type.schema, field_validation=field_validation, warnings=warnings, validate=False
+            obj,
+            self.resource_type.schema,
+            field_validation=field_validation,
+            warnings=warnings,
+            validate=False,
+            compiled=self.resource_type.compiled_schema,
         )
         return admitted
 
@@ -109,7 +121,12 @@ class SchemaStrategy(Strategy):
     ) -> tuple[dict[str, Any], list[StatusCause]]:
         causes = list(validate_object_meta(obj.get("metadata") or {}))  # the metadata rules every kind shares
         obj, schema_causes = admit(
-            obj, self.resource_type.schema, old=old, field_validation=field_validation, warnings=warnings
+            obj,
+            self.resource_type.schema,
+            old=old,
+            field_validation=field_validation,
+            warnings=warnings,
+            compiled=self.resource_type.compiled_schema,
         )
         return obj, [*causes, *schema_causes]
 
