@@ -4,7 +4,8 @@ kube-apiserver gives every new object a random UUID (`metadata.uid`) and control
 (for its log lines). `str(uuid.uuid4())` reads the kernel's random source and builds a `uuid.UUID` object each
 time: several microseconds, a few percent of a create in the test server. The same strings, from the same source
 and with the same version and variant bits, cost a fraction of that when made in batches. A forked child starts
-a batch of its own (it must not hand out its parent's ids).
+a batch of its own (it must not hand out its parent's ids). A top-level module (as pyop.gcpolicy): the runtime
+and the API servers share it, and it imports nothing of either.
 """
 
 from __future__ import annotations

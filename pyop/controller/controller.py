@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from typing import Any
 
@@ -27,6 +26,7 @@ from pyop.controller.source import BoundSource, Source
 from pyop.informers import Informer
 from pyop.log import reset_log_values, set_log_values
 from pyop.metrics.controller import ControllerMetrics, ReconcileResult
+from pyop.uids import RandomUIDs
 from pyop.workqueue import Clock, MetricsProvider, RateLimiter, RateLimitingQueue, ShutDown
 
 __all__ = ["Controller", "ControllerNotSynced"]
@@ -36,38 +36,9 @@ log = logging.getLogger("pyop.controller")
 _ZERO_RESULT = Result()
 
 
-class _ReconcileIDs:
-    """Random (version 4) UUIDs as strings, 256 made at a time from one `os.urandom` read.
-
-    controller-runtime gives every reconcile a UUID for its log lines; `str(uuid.uuid4())` reads the kernel's
-    random source and builds a UUID object each time, about 2% of a reconcile's CPU. The same strings, made in
-    batches, cost a fraction of that."""
-
-    __slots__ = ("_ready",)
-
-    def __init__(self) -> None:
-        self._ready: list[str] = []
-
-    def reset(self) -> None:
-        self._ready = []
-
-    def next(self) -> str:
-        if not self._ready:
-            raw = bytearray(os.urandom(16 * 256))
-            for start in range(0, len(raw), 16):
-                raw[start + 6] = (raw[start + 6] & 0x0F) | 0x40  # version 4
-                raw[start + 8] = (raw[start + 8] & 0x3F) | 0x80  # the RFC 4122 variant
-            text = raw.hex()
-            self._ready = [
-                f"{text[i : i + 8]}-{text[i + 8 : i + 12]}-{text[i + 12 : i + 16]}-{text[i + 16 : i + 20]}-"
-                f"{text[i + 20 : i + 32]}"
-                for i in range(0, len(text), 32)
-            ]
-        return self._ready.pop()
-
-
-_reconcile_ids = _ReconcileIDs()
-os.register_at_fork(after_in_child=_reconcile_ids.reset)  # a forked child must not hand out the parent's ids
+# controller-runtime gives every reconcile a UUID for its log lines; `str(uuid.uuid4())` reads the kernel's random
+# source and builds a UUID object each time, about 2% of a reconcile's CPU: the same strings, made in batches.
+_reconcile_ids = RandomUIDs()
 
 
 class ControllerNotSynced(RuntimeError):

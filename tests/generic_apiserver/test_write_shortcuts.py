@@ -14,7 +14,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pyop.api.definitions import PINNED_KUBERNETES_VERSION
-from pyop.api.uids import RandomUIDs, format_uids, new_uid
 from pyop.apiserver.admission.plugins import Attributes
 from pyop.apiserver.registry import object_meta
 from pyop.apiserver.registry import operations as operations_module
@@ -29,6 +28,7 @@ from pyop.testing import TestAPIServer
 from pyop.testing.admission import kube_admission_plugins, kube_validating_plugins
 from pyop.testing.builtins.catalog import builtin_types
 from pyop.testing.crds import schemaless_crd
+from pyop.uids import RandomUIDs, format_uids, new_uid
 
 
 def _operations(clock: object) -> Operations:

@@ -41,7 +41,6 @@ from pyop.api.status import (
     not_found,
     qualified,
 )
-from pyop.api.uids import new_uid
 from pyop.api.validation import dns1123_label_problems, dns1123_subdomain_problems
 from pyop.apiserver.admission.plugins import (
     CREATE,
@@ -71,6 +70,7 @@ from pyop.apiserver.registry.strategy import (
     strategic_merge_unsupported,
 )
 from pyop.apiserver.storage.store import ListSnapshot, Store
+from pyop.uids import new_uid
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -507,7 +507,7 @@ class Operations:
             "selfLink",
         ):
             metadata.pop(key, None)
-        metadata["uid"] = new_uid()  # str(uuid.uuid4()), made in batches (pyop/api/uids.py)
+        metadata["uid"] = new_uid()  # str(uuid.uuid4()), made in batches (pyop/uids.py)
         now = self.now()  # one timestamp per write: creationTimestamp and the creator's managedFields time
         metadata["creationTimestamp"] = now
         if strategy.generation is not None:
