@@ -117,10 +117,16 @@ def _keywords_part(keywords: list[Keyword]) -> _Part:
             if not passes(value):
                 report(walk, value, name, path)
 
-    if len(keywords) == 1:
-        return _Part(check, keywords[0][0])
-    predicates = [passes for passes, _ in keywords]
-    return _Part(check, lambda value: all(passes(value) for passes in predicates))
+    return _Part(check, _every([passes for passes, _ in keywords]))
+
+
+def _every(predicates: list[Passes]) -> Passes:
+    """The predicates joined by ``and`` (nested closures: no generator per call)."""
+    first, *rest = predicates
+    if not rest:
+        return first
+    second = _every(rest)
+    return lambda value: first(value) and second(value)
 
 
 def _joined(parts: list[_Part]) -> _Part:
@@ -258,6 +264,28 @@ def _node(schema: Any, guard: Guard) -> Node:
             return False
         predicate = passes_get(actual, other_passes)
         return predicate is None or predicate(value)
+
+    if junctors is None:
+        # Without junctors, the answer for a value of an exact JSON type is fixed but for its keywords: decided
+        # here once per type (floats are "integer" or "number" by value, and others go the general way).
+        by_python_type: dict[type, Passes | bool] = {}
+        for python_type, actual_name in _JSON_TYPES.items():
+            if type_ok is not None and actual_name not in type_ok:
+                by_python_type[python_type] = False
+            else:
+                predicate = passes_get(actual_name, other_passes)
+                by_python_type[python_type] = True if predicate is None else predicate
+        by_python_type[type(None)] = not null_reports
+        general = passes
+        decided_get = by_python_type.get
+
+        def passes(value: Any) -> bool:
+            decided = decided_get(type(value))
+            if decided is None:
+                return general(value)
+            if decided is True or decided is False:
+                return decided
+            return decided(value)
 
     return Node(check, passes, frozenset(accepts), rules_below)
 
@@ -555,7 +583,8 @@ def _object(schema: dict[str, Any], guard: Guard) -> Node | None:
                 if field_name not in value:
                     walk.value_errors.append(required(child(name, field_name)))
 
-        keywords.append((lambda value: all(field_name in value for field_name in required_names), missing))
+        required_set = frozenset(required_names)
+        keywords.append((lambda value: value.keys() >= required_set, missing))
 
     properties: dict[str, Any] = schema.get("properties") or {}
     # Fields with a property (properties.get(name) is not None): its node, or None when it never reports.
