@@ -30,6 +30,7 @@ from yarl import URL
 
 from pyop.api.status import ApiError
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.hop_by_hop import HOP_BY_HOP
 from pyop.apiserver.endpoints.upgrade import is_upgrade, proxy_upgrade
 from pyop.apiserver.endpoints.wire import dumps
 from pyop.testing.aggregator.authentication_info import (
@@ -40,20 +41,6 @@ from pyop.testing.aggregator.authentication_info import (
 )
 from pyop.testing.aggregator.deadline import REQUEST_TIMEOUT, long_running, request_deadline, timeout_status
 
-# RFC 9110's hop-by-hop headers (Go's httputil.ReverseProxy list), plus the ones a Connection header names.
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "proxy-connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-    }
-)
 _IDENTITY = frozenset(h.lower() for h in (*USERNAME_HEADERS, *UID_HEADERS, *GROUP_HEADERS))
 _EXTRA_PREFIXES = tuple(prefix.lower() for prefix in EXTRA_HEADER_PREFIXES)
 _CONSUMED = frozenset({"host", "authorization", "content-length"})

@@ -36,6 +36,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from aiohttp import web
 
 from pyop.apiserver.endpoints.handlers import json_response
+from pyop.apiserver.endpoints.hop_by_hop import HOP_BY_HOP
 from pyop.apiserver.endpoints.upgrade import is_upgrade, take_over, write_and_drain
 from pyop.testing.builtins.pod_stream_sessions import PortHandler, PortWriter
 from pyop.testing.builtins.proxy_html import rewrite_html
@@ -44,20 +45,6 @@ from pyop.testing.builtins.proxy_sniff import detect_content_type
 
 _CHUNK: Final = 64 * 1024
 _HEAD_LIMIT: Final = 1 << 20  # Go's default MaxResponseHeaderBytes-ish bound on a backend's head
-# httputil.ReverseProxy's hopHeaders, removed both ways (and whatever Connection names).
-_HOP_BY_HOP: Final = frozenset(
-    {
-        "connection",
-        "proxy-connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-    }
-)
 # Removed by kube-apiserver's filters before any handler runs (authentication, impersonation).
 _CONSUMED: Final = frozenset({"authorization", "impersonate-user", "impersonate-group", "impersonate-uid"})
 _CORS: Final = frozenset(
@@ -201,7 +188,7 @@ class ProxyRequest:
         request = self.request
         headers = request.headers
         listed = {token.strip().lower() for value in headers.getall("Connection", []) for token in value.split(",")}
-        dropped = _CONSUMED if upgrade else _CONSUMED | _HOP_BY_HOP | listed
+        dropped = _CONSUMED if upgrade else _CONSUMED | HOP_BY_HOP | listed
         lines = [f"{request.method} {self.target} HTTP/1.1", f"Host: {headers.get('Host', '')}"]
         for name, value in headers.items():
             lowered = name.lower()
@@ -389,7 +376,7 @@ async def _relay(proxy: ProxyRequest, backend: _Backend, reply: _Reply, gzip: bo
     length: str | None = None
     for name, value in reply.headers:
         lowered = name.lower()
-        if lowered in _HOP_BY_HOP or lowered in listed or lowered in _CORS:
+        if lowered in HOP_BY_HOP or lowered in listed or lowered in _CORS:
             continue
         if lowered == "content-length":
             length = value
