@@ -773,9 +773,7 @@ class Operations:
         served = served_as(current, resource_type)  # the stored object in the request's version
         strategy = self.strategy(resource_type)
         # The scale subresource admits Scale objects (in update_scale), not the object behind them.
-        admitting = (
-            self.admission_active and admitted and subresource != "scale" and not strategy.exempt_from_admission
-        )
+        admitting = self.admission_active and admitted and subresource != "scale" and not strategy.exempt_from_admission
         if admitted and subresource != "scale":
             new = strategy.decode(new, options.field_validation, options.warnings, current)
         if admitting:
@@ -1119,6 +1117,7 @@ class Operations:
         if resource_type is None:
             return
         strategy = self.strategy(resource_type)
+
         def drop_finalizer(obj: dict[str, Any]) -> None:
             strategy.remove_finalizer(obj, finalizer)
 

@@ -51,9 +51,7 @@ def desired_state(rule: Generation, obj: dict[str, Any], *, has_status: bool) ->
     return view
 
 
-def desired_state_changed(
-    rule: Generation, new: dict[str, Any], old: dict[str, Any], *, has_status: bool
-) -> bool:
+def desired_state_changed(rule: Generation, new: dict[str, Any], old: dict[str, Any], *, has_status: bool) -> bool:
     """``desired_state(rule, new) != desired_state(rule, old)``, compared in place (every update asks, and
     building the two views cost more than comparing them; shared subtrees are equal by identity, as dict
     equality finds them)."""
