@@ -338,6 +338,18 @@ def _field_value(entry: _Field, item: Any) -> Any:
     return new_item
 
 
+def _changed(result: dict[str, Any] | None, value: dict[str, Any], name: str, new_item: Any) -> dict[str, Any]:
+    """The object's copy with field ``name`` now ``new_item`` (_GONE: removed), copied from ``value`` at its first
+    change: the untouched common write never copies."""
+    if result is None:
+        result = dict(value)
+    if new_item is _GONE:
+        del result[name]
+    else:
+        result[name] = new_item
+    return result
+
+
 _DROP: Final = object()  # an unknown field that pruning removes
 _KEEP: Final = object()  # an unknown field kept as it is (preserve-unknown-fields): no schema below it either
 
@@ -397,14 +409,8 @@ def _object_normalization(
                 if entry is None or type(item) in _SCALARS:
                     continue  # every entry leaves strings, numbers and booleans as they are
                 new_item = _field_value(entry, item)
-                if new_item is _GONE:
-                    if result is None:
-                        result = dict(value)
-                    del result[name]
-                elif new_item is not item:
-                    if result is None:
-                        result = dict(value)
-                    result[name] = new_item
+                if new_item is not item:
+                    result = _changed(result, value, name, new_item)
             return fill_defaults(value, result) if fills else (value if result is None else result)
 
         return normalized_map
@@ -426,14 +432,8 @@ def _object_normalization(
             if item is sentinel or type(item) in _SCALARS:
                 continue
             new_item = _field_value(entry, item)
-            if new_item is _GONE:
-                if result is None:
-                    result = dict(value)
-                del result[name]
-            elif new_item is not item:
-                if result is None:
-                    result = dict(value)
-                result[name] = new_item
+            if new_item is not item:
+                result = _changed(result, value, name, new_item)
         return fill_defaults(value, result) if fills else (value if result is None else result)
 
     return normalized_object
