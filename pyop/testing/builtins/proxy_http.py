@@ -261,6 +261,18 @@ async def _read_head(replies: asyncio.StreamReader) -> _Reply:
         return _Reply(status, parts[2] if len(parts) > 2 else "", headers)
 
 
+async def _exactly(replies: asyncio.StreamReader, size: int) -> AsyncIterator[bytes]:
+    """``size`` bytes of the answer in pieces of at most _CHUNK, as they arrive (EOFError if it ends first): a chunk
+    of a chunked body, or a body of known Content-Length."""
+    remaining = size
+    while remaining:
+        data = await replies.read(min(remaining, _CHUNK))
+        if not data:
+            raise EOFError
+        remaining -= len(data)
+        yield data
+
+
 async def _body(replies: asyncio.StreamReader, reply: _Reply, method: str) -> AsyncIterator[bytes]:
     """The answer's body as it arrives: none for HEAD, 1xx, 204 and 304; chunked; by Content-Length; or to the
     connection's end."""
@@ -276,22 +288,12 @@ async def _body(replies: asyncio.StreamReader, reply: _Reply, method: str) -> As
                 while (await replies.readline()).strip():  # trailers
                     pass
                 return
-            remaining = size
-            while remaining:
-                data = await replies.read(min(remaining, _CHUNK))
-                if not data:
-                    raise EOFError
-                remaining -= len(data)
+            async for data in _exactly(replies, size):
                 yield data
             await replies.readline()
     length = reply.get("content-length")
     if length is not None and length.isdigit():
-        remaining = int(length)
-        while remaining:
-            data = await replies.read(min(remaining, _CHUNK))
-            if not data:
-                raise EOFError
-            remaining -= len(data)
+        async for data in _exactly(replies, int(length)):
             yield data
         return
     while data := await replies.read(_CHUNK):
