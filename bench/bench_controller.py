@@ -25,6 +25,11 @@ status usually do, so its own status writes do not wake it again (kopf's creatio
 
     python bench/bench_controller.py               # 2,000 objects, both operators, 64 pyop workers, 3 runs
     python bench/bench_controller.py --objects 500 --workers 8 --only pyop
+    python bench/bench_controller.py --only pyop --baseline /tmp/pyop-base --runs 5   # this pyop vs another tree
+
+`--baseline DIR` adds `pyop-base`: the same operator with the pyop package of another checkout (a worktree of
+an older commit) first on its path, measured on the same server in every run, the two taking turns to go
+first; the ratios printed are base/this. The server is this checkout's, so only the operator's side differs.
 
 pyop's workers (`max_concurrent_reconciles`) are the user's knob; a burst of 2,000 objects whose reconciles
 each wait for one HTTP round trip wants many of them (kopf runs one task per object). The operators' bytecode
@@ -236,6 +241,8 @@ async def measure(
     server: Any, contender: str, namespace: str, objects: int, workers: int, scratch: Path
 ) -> dict[str, Any]:
     env = {**os.environ, "KUBECONFIG": str(server.kubeconfig_path), "PYTHONUNBUFFERED": "1", **bytecode_env()}
+    if contender == "pyop-base":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_baseline_tree, env.get("PYTHONPATH", "")]))
     env = {key: value for key, value in env.items() if value}
     if contender == "kopf":
         operator = scratch / "kopf_operator.py"
@@ -340,6 +347,7 @@ def _machine_busy_seconds() -> float:
 
 
 _bytecode_dir = ""  # set by main() for the driver; operator processes inherit it through their environment
+_baseline_tree = ""  # --baseline: the checkout whose pyop package the `pyop-base` operator imports
 
 # The pyop operator imports this file as a module rather than running it as a script: a script is compiled at
 # every start (~5 ms here), a module's bytecode is cached like an installed operator's (and like kopf's operator
@@ -367,6 +375,9 @@ def warm_bytecode() -> None:
     )
     env = {key: value for key, value in {**os.environ, **bytecode_env()}.items() if value}
     subprocess.run([sys.executable, "-c", imports], env=env, check=True)
+    if _baseline_tree:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_baseline_tree, env.get("PYTHONPATH", "")]))
+        subprocess.run([sys.executable, "-c", imports], env=env, check=True)
 
 
 async def drive(objects: int, workers: int, contenders: list[str], runs: int) -> None:
@@ -380,6 +391,8 @@ async def drive(objects: int, workers: int, contenders: list[str], runs: int) ->
     for contender in contenders:
         top = ", ".join(f"{key}: {count}" for key, count in runs_results[-1][contender]["by_verb"].most_common(5))
         print(f"  {contender} requests: {top}")
+    if "pyop" in contenders and "pyop-base" in contenders:
+        _print_baseline_ratios(runs_results, runs)
     if "pyop" in contenders and "kopf" in contenders:
         ratios = [_ratios(results["pyop"], results["kopf"]) for results in runs_results]
         for run, ratio in enumerate(ratios, 1):
@@ -419,7 +432,9 @@ async def one_run(objects: int, workers: int, contenders: list[str], run: int) -
                         },
                     )
         results = {}
-        for contender in contenders:
+        # With a baseline, the two pyop operators take turns to go first (the machine's load drifts).
+        order = contenders if run % 2 or "pyop-base" not in contenders else _swap_pyops(contenders)
+        for contender in order:
             with tempfile.TemporaryDirectory() as scratch:
                 result = await measure(server, contender, f"bench-{contender}", objects, workers, Path(scratch))
             results[contender] = result
@@ -436,6 +451,30 @@ async def one_run(objects: int, workers: int, contenders: list[str], run: int) -
         return results
 
 
+def _swap_pyops(contenders: list[str]) -> list[str]:
+    swapped = {"pyop": "pyop-base", "pyop-base": "pyop"}
+    return [swapped.get(contender, contender) for contender in contenders]
+
+
+def _print_baseline_ratios(runs_results: list[dict[str, dict[str, Any]]], runs: int) -> None:
+    """base/this per run and their medians: converge, after the first request, start-up, operator and server CPU."""
+    keys = {
+        "converge": lambda r: r["seconds"],
+        "after the first request": lambda r: r["seconds"] - r["startup"],
+        "start-up": lambda r: r["startup"],
+        "operator CPU": lambda r: r["cpu"],
+        "server CPU": lambda r: r["server_cpu"],
+        "peak memory": lambda r: r["peak_mb"],
+    }
+    ratios = {key: [value(r["pyop-base"]) / value(r["pyop"]) for r in runs_results] for key, value in keys.items()}
+    for run in range(runs):
+        print(f"run {run + 1} base/this: " + ", ".join(f"{key} x{ratios[key][run]:.2f}" for key in keys))
+    print(
+        f"median over {runs} run(s), base/this: "
+        + ", ".join(f"{key} x{statistics.median(ratios[key]):.2f}" for key in keys)
+    )
+
+
 def _ratios(pyop: dict[str, Any], kopf: dict[str, Any]) -> dict[str, float]:
     return {
         "converge": kopf["seconds"] / pyop["seconds"],
@@ -447,12 +486,17 @@ def _ratios(pyop: dict[str, Any], kopf: dict[str, Any]) -> dict[str, float]:
 
 
 def main() -> None:
-    global _bytecode_dir
+    global _bytecode_dir, _baseline_tree
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--objects", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=64, help="pyop max_concurrent_reconciles")
     parser.add_argument("--only", choices=("pyop", "kopf"), help="run one operator only")
     parser.add_argument("--runs", type=int, default=3, help="runs, each on a fresh server; ratios' median printed")
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run the pyop operator with the pyop package of checkout DIR (pyop-base); ratios base/this",
+    )
     parser.add_argument("--role", choices=("pyop",), help=argparse.SUPPRESS)
     parser.add_argument("--namespace", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -462,6 +506,13 @@ def main() -> None:
         from pyop.manager import run
 
         contenders = [args.only] if args.only else ["pyop", "kopf"]
+        if args.baseline:
+            _baseline_tree = str(Path(args.baseline).resolve())
+            if not (Path(_baseline_tree) / "pyop" / "__init__.py").is_file():
+                parser.error(f"--baseline {args.baseline!r}: no pyop package there (expected DIR/pyop/__init__.py)")
+            if "pyop" not in contenders:
+                parser.error("--baseline compares two pyop operators: it cannot be combined with --only kopf")
+            contenders.insert(contenders.index("pyop") + 1, "pyop-base")
         with tempfile.TemporaryDirectory(prefix="pyop-bench-pycache-") as _bytecode_dir:
             warm_bytecode()
             # The server gets the fast loop too: the operators are measured here, and a kube-apiserver (Go) is
