@@ -12,6 +12,7 @@ from pyop.api.selectors import parse_field_selector, parse_label_selector
 from pyop.api.status import ApiError, bad_request, warning_header
 from pyop.apiserver.admission.chain import AdmissionChain
 from pyop.apiserver.authentication.user import UserInfo
+from pyop.apiserver.endpoints.plain_response import plain_response
 from pyop.apiserver.endpoints.protobuf import negotiation as protobuf
 from pyop.apiserver.endpoints.request_parts import PerQuery, media_type, request_body
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
@@ -87,7 +88,7 @@ async def read_body(request: web.BaseRequest, resource_type: ResourceType | None
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
-    return web.Response(body=dumps(body), status=status, content_type="application/json")
+    return plain_response(dumps(body), status, JSON_TYPE)
 
 
 def error_response(error: ApiError) -> web.Response:
