@@ -355,3 +355,161 @@ def test_objects_of_a_resource_with_nothing_stored_and_of_one_namespace() -> Non
     for name in made:
         store.commit("widgets", "DELETED", made[name], made[name])
     assert list(store.objects("widgets")) == [] and list(store.objects("widgets", "a")) == []
+
+
+# --- validating plugins that consult one resource: skipped while the namespace holds none of it ---------------
+
+
+class _Consulting(_Plugin):
+    """A validating plugin that checks requests against the namespace's configmaps (as ResourceQuota its quotas):
+    records each request it found something to check against."""
+
+    consults = "configmaps"
+
+    def __init__(self, name: str, *, last: bool) -> None:
+        super().__init__(name, {"widgets"}, last=last)
+        self.checked: list[str] = []
+
+    def validate(self, attributes: Attributes, obj: dict[str, Any], store: Store) -> None:
+        self.ran.append(attributes.name)
+        if list(store.objects("configmaps", attributes.namespace)):
+            self.checked.append(attributes.name)
+
+
+def _namespaced_operations() -> tuple[Operations, ResourceType, ResourceType]:
+    crd = schemaless_crd("example.com", "Widget", "widgets")
+    ops = _operations(lambda: datetime(2026, 1, 1, tzinfo=UTC))
+    ops.resources = ResourceRegistry([*types_from_crd(crd), *builtin_types(PINNED_KUBERNETES_VERSION)])
+    namespaces = ops.resources.lookup("", "v1", "namespaces")
+    for namespace in ("a", "b", "c"):
+        ops.create(namespaces, "", {"metadata": {"name": namespace}}, WriteOptions())
+    return ops, ops.resources.lookup("example.com", "v1", "widgets"), ops.resources.lookup("", "v1", "configmaps")
+
+
+MERGE = "application/merge-patch+json"
+
+
+def _general(ops: Operations) -> Operations:
+    """``ops`` choosing plugins as if none named what it consults: the general path, which asks them all."""
+
+    def plugins_for(operation: str, resource_type: ResourceType, subresource: str) -> Any:
+        choice = Operations.plugins_for(ops, operation, resource_type, subresource)
+        return type(choice)(choice.mutating, choice.validating, choice.validating_last, None)
+
+    ops.plugins_for = plugins_for  # type: ignore[method-assign]
+    return ops
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["widget", "configmap", "delete-configmap"]), st.sampled_from(["a", "b", "c"])),
+        max_size=12,
+    )
+)
+def test_plugins_that_consult_a_resource_are_skipped_exactly_when_they_would_check_nothing(
+    steps: list[tuple[str, str]],
+) -> None:
+    """Creates and merge patches of widgets while configmaps come and go in three namespaces: the plugins find
+    something to check for the same writes as on the general path, which asks them about every write, and are
+    asked about no other write."""
+    sides = []
+    for shortcut in (True, False):
+        ops, widgets, configmaps = _namespaced_operations()
+        plugins = (_Consulting("first", last=False), _Consulting("last", last=True))
+        ops.validating_plugins = plugins
+        sides.append((ops if shortcut else _general(ops), widgets, configmaps, plugins))
+    for number, (step, namespace) in enumerate(steps):
+        for ops, widgets, configmaps, _ in sides:
+            held = ops.store.get("configmaps", namespace, "cm")
+            if step == "widget":
+                name = f"w{number}"
+                ops.create(widgets, namespace, {"metadata": {"name": name}}, WriteOptions())
+                ops.patch(widgets, namespace, name, MERGE, {"spec": {"a": 1}}, WriteOptions())
+            elif step == "configmap" and held is None:
+                ops.create(configmaps, namespace, {"metadata": {"name": "cm"}}, WriteOptions())
+            elif step == "delete-configmap" and held is not None:
+                ops.delete(configmaps, namespace, "cm", {}, WriteOptions())
+    (_, _, _, fast), (_, _, _, general) = sides
+    writes = [f"w{number}" for number, (step, _) in enumerate(steps) if step == "widget"]
+    for shortcut, plain in zip(fast, general, strict=True):
+        assert plain.ran == [name for name in writes for _ in range(2)]  # create and patch, each asked
+        assert shortcut.checked == plain.checked
+        assert shortcut.ran == shortcut.checked  # asked only where there was something to check
+
+
+def test_consulting_plugins_run_while_webhooks_are_configured() -> None:
+    """With admission webhooks configured the choice is not skipped (a webhook answering before the last plugins
+    might create what they consult): the registry builds the plugins' attributes as the general path does."""
+    ops, widgets, _ = _namespaced_operations()
+    last = _Consulting("last", last=True)
+    ops.validating_plugins = (last,)
+    ops.create(widgets, "a", {"metadata": {"name": "w1"}}, WriteOptions())
+    assert last.ran == []  # no configmap in `a`, no webhook: skipped
+    choice = ops.plugins_for("CREATE", widgets, "")
+    for admitting in (True, False):
+        attributes = ops._validating(choice, "CREATE", widgets, "", "a", "w2", None, WriteOptions(), admitting)
+        assert (attributes is not None) is admitting
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from(["a", "b", ""]), st.sampled_from(["x", "y"])), max_size=10))
+def test_holds_is_whether_objects_of_the_namespace_has_one(steps: list[tuple[bool, str, str]]) -> None:
+    store = Store(100)
+    for add, namespace, name in steps:
+        current = store.get("widgets", namespace, name)
+        if add and current is None:
+            store.commit("widgets", "ADDED", {"metadata": {"namespace": namespace, "name": name}}, None)
+        elif not add and current is not None:
+            store.commit("widgets", "DELETED", current, current)
+        for asked in ("a", "b", "", "c"):
+            assert store.holds("widgets", asked) == (next(store.objects("widgets", asked), None) is not None)
+    assert not store.holds("gadgets", "a")
+
+
+# --- no-op updates: a bumped generation is a change -----------------------------------------------------------
+
+_SPECS = st.sampled_from([None, {"a": 1}, {"a": 2}, {"a": 1, "b": [1]}])
+_LABELS = st.sampled_from([None, {"x": "1"}, {"x": "2"}])
+_STATUSES = st.sampled_from([None, {"ok": True}, {"ok": False}])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["put", "merge", "status"]), _SPECS, _LABELS, _STATUSES), max_size=8))
+def test_the_no_op_check_of_a_bumped_write_is_the_full_comparisons_answer(
+    writes: list[tuple[str, Any, Any, Any]],
+) -> None:
+    """PUTs, merge patches and status patches of a custom resource (which has a generation and a status
+    subresource), changing spec, labels and status or sending them back as they are: for each, `_unchanged` (which
+    skips the comparison when the generation was bumped) answers what comparing the objects answers."""
+    ops, widgets, _ = _namespaced_operations()
+    ops.create(widgets, "a", {"metadata": {"name": "w"}, "spec": {"a": 1}}, WriteOptions())
+    original = operations_module._unchanged
+    answers: list[bool] = []
+
+    def checked(current: dict[str, Any], new: dict[str, Any], bumped: bool) -> bool:
+        answer = original(current, new, bumped)
+        assert answer == operations_module._same_but_volatile(current, new)
+        answers.append(answer)
+        return answer
+
+    operations_module._unchanged = checked  # type: ignore[assignment]
+    try:
+        for kind, spec, labels, status in writes:
+            stored = ops.get(widgets, "a", "w")
+            body = clone_json(stored)
+            for key, value in (("spec", spec), ("status", status)):
+                body.pop(key, None) if value is None else body.__setitem__(key, value)
+            if labels is None:
+                body["metadata"].pop("labels", None)
+            else:
+                body["metadata"]["labels"] = labels
+            if kind == "put":
+                ops.update(widgets, "a", "w", body, WriteOptions(field_manager="m"))
+            else:
+                patch = {"spec": spec, "metadata": {"labels": labels}, "status": status}
+                subresource = "status" if kind == "status" else ""
+                ops.patch(widgets, "a", "w", MERGE, patch, WriteOptions(field_manager="m"), subresource=subresource)
+    finally:
+        operations_module._unchanged = original
+    assert len(answers) == len(writes)

@@ -11,6 +11,11 @@ Most plugins look at one or two kinds, yet every write would ask each of them: a
 operation, resource and subresource alone, whether it may handle such a request at all (`may_handle`), and the
 registry keeps, per operation, resource and subresource, only the plugins that may (`PluginChoice`): a write of
 a kind no plugin looks at builds no `Attributes` and asks nobody.
+
+A validating plugin that checks a request only against objects of one resource in the request's namespace
+(ResourceQuota: its quotas) names that resource's storage key as ``consults``; while the namespace holds none, the
+plugin would return at once, so a choice of only such plugins (`PluginChoice.consults`) is skipped for it without
+building its `Attributes` (every write of a namespace without quotas used to ask ResourceQuota).
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ class MutatingPlugin(Protocol):
 class ValidatingPlugin(Protocol):
     """One compiled-in validating plugin; ``validate`` may only refuse (raise an ApiError) or add warnings.
     ``last``: runs after the validating webhooks, as kube-apiserver orders ResourceQuota. ``may_handle``: as
-    `MutatingPlugin.may_handle`."""
+    `MutatingPlugin.may_handle`. Optional ``consults`` (a storage key, see the module docstring): ``validate``
+    does nothing for a request whose namespace holds no object of that resource."""
 
     name: str
     last: bool
@@ -101,6 +107,9 @@ class PluginChoice:
     mutating: tuple[MutatingPlugin, ...]
     validating: tuple[ValidatingPlugin, ...]
     validating_last: tuple[ValidatingPlugin, ...]
+    # The storage keys the validating plugins consult (each plugin's ``consults``): a request whose namespace holds
+    # none of them is one no validating plugin checks. None: some plugin consults nothing named (or none is chosen).
+    consults: tuple[str, ...] | None = None
 
 
 def choose(
@@ -112,8 +121,11 @@ def choose(
 ) -> PluginChoice:
     """The plugins of ``mutating`` and ``validating`` whose `may_handle` admits such requests."""
     validating = tuple(plugin for plugin in validating if plugin.may_handle(operation, resource_type, subresource))
+    consulted = [getattr(plugin, "consults", None) for plugin in validating]
+    keys = [key for key in consulted if isinstance(key, str)]
     return PluginChoice(
         tuple(plugin for plugin in mutating if plugin.may_handle(operation, resource_type, subresource)),
         tuple(plugin for plugin in validating if not plugin.last),
         tuple(plugin for plugin in validating if plugin.last),
+        tuple(dict.fromkeys(keys)) if keys and len(keys) == len(consulted) else None,
     )

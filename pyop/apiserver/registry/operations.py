@@ -151,6 +151,13 @@ def _same_but_volatile(current: dict[str, Any], new: dict[str, Any]) -> bool:
 _ABSENT = object()
 
 
+def _unchanged(current: dict[str, Any], new: dict[str, Any], bumped: bool) -> bool:
+    """`_same_but_volatile(current, new)` of a write that did or did not bump the generation: a bumped one differs
+    from the stored object in ``metadata.generation``, so it is not compared (an update's whole spec, as a PUT
+    sends it, for the answer the generation already gave)."""
+    return not bumped and _same_but_volatile(current, new)
+
+
 def _in_wire_order(body: dict[str, Any]) -> bool:
     """apiVersion, kind and a metadata map first, in that order, as the server writes objects."""
     keys = iter(body)
@@ -516,7 +523,7 @@ class Operations:
             metadata.pop("generation", None)
         strategy.prepare_for_create(obj, self)
         obj = self._admit(resource_type, obj, None, options)
-        validating = self._validating(plugins, CREATE, resource_type, "", namespace, name, None, options)
+        validating = self._validating(plugins, CREATE, resource_type, "", namespace, name, None, options, admitting)
         if validating is not None:
             run_validating(plugins.validating, validating, obj, self.store, last=False)
         if managed is None:
@@ -587,10 +594,21 @@ class Operations:
         name: str,
         old: dict[str, Any] | None,
         options: WriteOptions,
+        admitting: bool,
     ) -> Attributes | None:
-        """The attributes the compiled-in validating plugins see, or None while none may handle the request."""
+        """The attributes the compiled-in validating plugins see, or None while none may handle the request, or
+        none has anything to check: the namespace holds none of the objects they consult (`PluginChoice.consults`;
+        decided here only when no webhook runs before the last plugins, as one might create such an object)."""
         if not (plugins.validating or plugins.validating_last):
             return None
+        consults = plugins.consults
+        if consults is not None and not admitting:
+            holds = self.store.holds
+            for key in consults:
+                if holds(key, namespace):
+                    break
+            else:
+                return None
         return Attributes(
             operation, resource_type, subresource, namespace, name, old, options.user, options.dry_run, options.warnings
         )
@@ -825,7 +843,15 @@ class Operations:
         if admitted:
             plugins = self.plugins_for(UPDATE, resource_type, subresource)
             validating = self._validating(
-                plugins, UPDATE, resource_type, subresource, metadata.get("namespace", ""), name, served, options
+                plugins,
+                UPDATE,
+                resource_type,
+                subresource,
+                metadata.get("namespace", ""),
+                name,
+                served,
+                options,
+                admitting,
             )
         if validating is not None:
             run_validating(plugins.validating, validating, new, self.store, last=False)
@@ -846,9 +872,10 @@ class Operations:
                     ],
                 )
         rule = strategy.generation
+        bumped = False  # a new generation: the write changes the object (no need to compare it for a no-op)
         if rule is not None and "generation" in current_meta:
-            changed = desired_state_changed(rule, new, served, has_status=resource_type.has_status)
-            if changed:
+            bumped = desired_state_changed(rule, new, served, has_status=resource_type.has_status)
+            if bumped:
                 metadata["generation"] = current_meta["generation"] + 1
         if admitting:
             suspend(self._point(VALIDATING, "UPDATE", resource_type, subresource, namespace, new, served, options))
@@ -857,7 +884,7 @@ class Operations:
         if validating is not None:
             run_validating(plugins.validating_last, validating, new, self.store, last=True)
         new = stored_as(new, resource_type)  # encoded in the storage version (a CRD's conversion webhook)
-        unchanged = _same_but_volatile(current, new)  # recording managedFields below changes neither view
+        unchanged = _unchanged(current, new, bumped)  # recording managedFields below changes neither view
         live_managed = current_meta.get("managedFields")
         if unchanged and managed is None and (sent_managed is live_managed or sent_managed == live_managed):
             return served

@@ -141,6 +141,14 @@ class Store:
             return iter(bucket.values())
         return (obj for (obj_namespace, _), obj in bucket.items() if obj_namespace == namespace)
 
+    def holds(self, storage_key: str, namespace: str) -> bool:
+        """Whether any object of the resource is cached in ``namespace`` (``next(objects(...))`` without the
+        generator while the resource has nothing stored: every write asks it of its namespace's ResourceQuotas)."""
+        bucket = self._objects.get(storage_key)
+        if not bucket:
+            return False
+        return any(obj_namespace == namespace for obj_namespace, _ in bucket)
+
     def count_in_namespace(self, namespace: str) -> int:
         return self._namespace_counts.get(namespace, 0)
 

@@ -33,6 +33,7 @@ STORAGE_KEY: Final = "resourcequotas"
 class ResourceQuotaAdmission:
     name = "ResourceQuota"
     last = True  # after ValidatingAdmissionWebhook, as in kube-apiserver's plugin order
+    consults = STORAGE_KEY  # without a quota in the namespace, `validate` returns at once (the registry skips it)
 
     def may_handle(self, operation: str, resource_type: ResourceType, subresource: str) -> bool:
         return not subresource and resource_type.namespaced
