@@ -204,20 +204,22 @@ class Reflector:
         received = 0
         timeout_seconds = int(self.min_watch_timeout * (1.0 + self._rng()))
         self.stats.watches += 1
+        now = loop.time
         try:
-            async with asyncio.timeout(self.stall_timeout) as deadline:
-                async for event in self.client.watch(
-                    self.resource,
-                    self.namespace,
-                    resource_version=self.resource_version,
-                    label_selector=self.label_selector,
-                    field_selector=self.field_selector,
-                    timeout_seconds=timeout_seconds,
-                    allow_bookmarks=True,
-                ):
-                    deadline.reschedule(loop.time() + self.stall_timeout)
-                    received += 1
-                    self._handle(event)
+            async with asyncio.timeout(None) as deadline:
+                with _SilenceWatch(deadline, self.stall_timeout) as silence:
+                    async for event in self.client.watch(
+                        self.resource,
+                        self.namespace,
+                        resource_version=self.resource_version,
+                        label_selector=self.label_selector,
+                        field_selector=self.field_selector,
+                        timeout_seconds=timeout_seconds,
+                        allow_bookmarks=True,
+                    ):
+                        silence.heard = now()
+                        received += 1
+                        self._handle(event)
         except TimeoutError:
             self.stats.stalls += 1
             log.warning(
@@ -243,6 +245,40 @@ class Reflector:
         delay = self.backoff.next()
         log.warning("%s: %s; retrying in %.2fs", self.name, reason, delay)
         await self._sleep(delay)
+
+
+class _SilenceWatch:
+    """Expires `deadline` once nothing has been heard for `seconds` (`heard` is the loop time of the last event).
+
+    One timer for the whole stream, re-armed only when it fires while events still arrive (at the last event
+    plus `seconds`), so an event costs one attribute store; moving the deadline at every event made and
+    cancelled a timer handle per event, thousands a second while a controller's own writes stream back.
+    The silence allowed is exactly `seconds` either way.
+    """
+
+    def __init__(self, deadline: asyncio.Timeout, seconds: float) -> None:
+        self._deadline = deadline
+        self._seconds = seconds
+        self._loop = asyncio.get_running_loop()
+        self.heard = self._loop.time()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __enter__(self) -> _SilenceWatch:
+        self._timer = self._loop.call_at(self.heard + self._seconds, self._check)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _check(self) -> None:
+        due = self.heard + self._seconds
+        if due <= self._loop.time():
+            self._timer = None
+            self._deadline.reschedule(due)  # in the past: the deadline expires at once (TimeoutError)
+        else:
+            self._timer = self._loop.call_at(due, self._check)
 
 
 def _retrieve(task: asyncio.Task[Any]) -> None:
