@@ -88,7 +88,7 @@ class _RBACAuthorizer:
     async def authorize(
         self, user: UserInfo, request: web.BaseRequest, target: Target | DiscoveryPath | None, verb: str
     ) -> None:
-        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)  # or 403
+        self.authorization.authorize_request(user, request, target, verb)  # or 403
 
 
 async def _ok(request: web.BaseRequest) -> web.StreamResponse:
@@ -333,8 +333,7 @@ class TestAPIServer(GenericAPIServer):
 
     def _authorize_verb(self, user: UserInfo, request: web.BaseRequest, verb: str) -> None:
         """RBAC's check of this request as another verb (pod streams' compound `create` check), or its 403."""
-        target = parse_path(request.path)
-        self.authorization.authorize(user, request.method, request.path, target, verb, request.query)
+        self.authorization.authorize_request(user, request, parse_path(request.path), verb)
 
     def token_for_service_account(self, namespace: str, name: str) -> str:
         """A bearer token that authenticates as the ServiceAccount (`system:serviceaccount:<ns>:<name>`, groups

@@ -16,6 +16,7 @@ from pyop.apiserver.authorization.attributes import (
 from pyop.apiserver.endpoints.routing import Target
 from pyop.apiserver.storage.store import Store
 from pyop.testing.authorization import bootstrap
+from pyop.testing.authorization.decisions import Decisions
 from pyop.testing.authorization.rbac import RBAC, SERVICE_ACCOUNT_PREFIX, Decision, rule_allows
 
 PRIVILEGED_GROUP: Final = "system:masters"
@@ -36,6 +37,8 @@ class Authorization:
         self.store = store
         self.users = users
         self.rbac = RBAC(store)
+        # RBAC's decisions, remembered until a Role, ClusterRole or binding changes (decisions.py: why)
+        self.rbac_decision = Decisions(store, self.rbac.authorize)
 
     def install_defaults(self, operations: Any) -> None:
         """The bootstrap ClusterRoles and ClusterRoleBindings, as kube-apiserver's post-start hook creates them."""
@@ -53,7 +56,7 @@ class Authorization:
     def decide(self, attributes: Attributes) -> Decision:
         if PRIVILEGED_GROUP in attributes.user.groups:
             return Decision(True)
-        return self.rbac.authorize(attributes)
+        return self.rbac_decision(attributes)
 
     def authorize(self, user: UserInfo, method: str, path: str, target: Any, verb: str, query: Any) -> None:
         """The request path's check: nothing when allowed, the 403 kube-apiserver writes when not."""
@@ -63,9 +66,16 @@ class Authorization:
             attributes = resource_attributes(user, target, verb, query)
         else:
             attributes = path_attributes(user, method, path)
-        decision = self.rbac.authorize(attributes)
+        decision = self.rbac_decision(attributes)
         if not decision.allowed:
             raise forbidden(attributes, decision.reason)
+
+    def authorize_request(self, user: UserInfo, request: Any, target: Any, verb: str) -> None:
+        """`authorize` for an HTTP request (``request``: aiohttp's): a system:masters user is allowed before the
+        request's path and query are read (parsing the query is most of the cost of the check otherwise)."""
+        if PRIVILEGED_GROUP in user.groups:
+            return
+        self.authorize(user, request.method, request.path, target, verb, request.query)
 
     def rules_review(self, user: UserInfo, namespace: str) -> dict[str, Any]:
         """SelfSubjectRulesReview's status: the rules bound to the user there (RBAC's RulesFor)."""
