@@ -247,15 +247,15 @@ class ApiHandler:
             connect = self.subresource_connects.get(f"{resource_type.storage_key}/{target.subresource}")
             if connect is not None:
                 return await connect(ops, ns, target.name, request, user)
-        query = request.query
         if verb == "get":
             get = self.subresource_gets.get(f"{resource_type.storage_key}/{target.subresource}")
             if get is not None:
-                return get(ops, ns, target.name, query)
+                return get(ops, ns, target.name, request.query)
             if target.subresource == "scale":
                 return json_response(ops.get_scale(resource_type, ns, target.name))
             return json_response(await self._read(lambda: ops.get(resource_type, ns, target.name)))
         if verb in ("list", "watch", "deletecollection"):
+            query = request.query  # only here and for deletes: writes read theirs per raw query (write_options)
             labels = parse_label_selector(query.get("labelSelector"))
             field_selector = query.get("fieldSelector", "")
             if target.name:
@@ -343,7 +343,7 @@ class ApiHandler:
             return _with_warnings(json_response(result, 201 if was_created else 200), warnings + options.warnings)
         if verb == "delete":
             body = await read_body(request, resource_type) or {}
-            delete_options = _delete_options(query, body)
+            delete_options = _delete_options(request.query, body)
             options = write_options(request, user)
             name = target.name
             result, gone = await self._admitted(
