@@ -35,6 +35,7 @@ JSON_TYPE = "application/json"
 YAML_TYPE = "application/yaml"
 BODY_TYPES = (JSON_TYPE, YAML_TYPE)
 PROTOBUF_BODY_TYPES = (protobuf.PROTOBUF_TYPE,)  # built-in kinds only
+_REGISTRY_SUBRESOURCES = ("", "status", "scale", "finalize", "token")  # and each kind's update_subresources
 T = TypeVar("T")
 # A POST to an object's subresource that is no registry write (a ServiceAccount's `token`): (operations, namespace,
 # name, body) -> the answer, sent with 201.
@@ -141,13 +142,25 @@ def _write_query(request: web.BaseRequest) -> tuple[bool, str, bool, str]:
 _write_query_of = PerQuery(_write_query)  # clients send the same few queries again and again
 
 
+_DEFAULT_MANAGERS: dict[str, str] = {}  # User-Agent -> the field manager it names (a server sees a handful)
+
+
+def _default_manager(user_agent: str) -> str:
+    """The field manager of a write that names none: the User-Agent's product (`kubectl/v1.32 ...` -> kubectl)."""
+    manager = _DEFAULT_MANAGERS.get(user_agent)
+    if manager is None:
+        manager = user_agent.split("/")[0] or "unknown"
+        if len(_DEFAULT_MANAGERS) < 256:
+            _DEFAULT_MANAGERS[user_agent] = manager
+    return manager
+
+
 def write_options(request: web.BaseRequest, user: UserInfo | None = None) -> WriteOptions:
     dry_run, field_manager, force, validation = _write_query_of(request)
-    user_agent = request.headers.get("User-Agent", "")
     return WriteOptions(
         dry_run=dry_run,
         field_manager=field_manager,
-        default_manager=user_agent.split("/")[0] or "unknown",
+        default_manager=_default_manager(request.headers.get("User-Agent", "")),
         force=force,
         field_validation=validation,
         user=user,
@@ -222,9 +235,11 @@ class ApiHandler:
             raise ApiError(404, "the server could not find the requested resource")
         if target.subresource == "token" and not (resource_type.token and "token" in self.subresource_creates):
             raise ApiError(404, "the server could not find the requested resource")
-        special = f"{resource_type.storage_key}/{target.subresource}"
-        registry_subresources = ("", "status", "scale", "finalize", "token", *resource_type.update_subresources)
-        if target.subresource not in registry_subresources and not (
+        subresource = target.subresource
+        if subresource in _REGISTRY_SUBRESOURCES or subresource in resource_type.update_subresources:
+            return resource_type
+        special = f"{resource_type.storage_key}/{subresource}"
+        if not (
             special in self.subresource_creates
             or special in self.subresource_gets
             or special in self.subresource_connects
