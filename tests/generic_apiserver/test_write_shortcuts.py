@@ -513,3 +513,91 @@ def test_the_no_op_check_of_a_bumped_write_is_the_full_comparisons_answer(
     finally:
         operations_module._unchanged = original
     assert len(answers) == len(writes)
+
+
+# --- _same_but_volatile: the objects compared without resourceVersion and managedFields, in place -------------
+
+_LEAVES = st.sampled_from([0, 1, "a", None, [1], {"k": 1}, {"k": 2}])
+_META_NAMES = st.sampled_from(["name", "labels", "uid", "generation", "resourceVersion", "managedFields"])
+_TOP_NAMES = st.sampled_from(["apiVersion", "kind", "spec", "status"])
+
+
+def _without_volatile(obj: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: {name: item for name, item in value.items() if name not in ("resourceVersion", "managedFields")}
+        if key == "metadata"
+        else value
+        for key, value in obj.items()
+    }
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(_TOP_NAMES, _LEAVES, max_size=4),
+    st.dictionaries(_META_NAMES, _LEAVES, max_size=5),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["top", "meta"]), st.sampled_from(["set", "drop", "copy"]), _TOP_NAMES, _META_NAMES, _LEAVES
+        ),
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_same_but_volatile_is_the_comparison_without_the_volatile_fields(
+    top: dict[str, Any], metadata: dict[str, Any], changes: list[tuple[str, str, str, str, Any]], no_metadata: bool
+) -> None:
+    """Objects whose copy shares, copies, changes, adds or drops top-level and metadata fields (the volatile ones
+    included): the in-place answer is the comparison of the two objects with the volatile fields left out."""
+    current: dict[str, Any] = dict(top) if no_metadata else {**top, "metadata": metadata}
+    new = clone_json(current) if changes and changes[0][1] == "copy" else _writable_copy(current)
+    for where, action, top_name, meta_name, value in changes:
+        target, name = (new, top_name) if where == "top" or "metadata" not in new else (new["metadata"], meta_name)
+        if action == "set":
+            target[name] = value
+        elif action == "drop":
+            target.pop(name, None)
+    expected = _without_volatile(current) == _without_volatile(new)
+    assert operations_module._same_but_volatile(current, new) is expected
+
+
+def _writable_copy(obj: dict[str, Any]) -> dict[str, Any]:
+    copy = dict(obj)
+    if isinstance(copy.get("metadata"), dict):
+        copy["metadata"] = dict(copy["metadata"])
+    return copy
+
+
+# --- merge patches: one copy of the patched document's top level and metadata --------------------------------
+
+_PATCH_VALUES = st.sampled_from([None, 1, "x", [1], {"a": 1}, {"a": None}])
+_merge_patches = st.fixed_dictionaries(
+    {},
+    optional={
+        "metadata": st.one_of(
+            st.fixed_dictionaries({}, optional={"labels": st.sampled_from([None, {"l": "1"}, {"l": None}])}),
+            st.sampled_from([None, {}]),
+        ),
+        "spec": st.dictionaries(st.sampled_from(["a", "b"]), _PATCH_VALUES, max_size=2),
+        "status": st.dictionaries(st.sampled_from(["ok"]), _PATCH_VALUES, max_size=1),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_merge_patches, st.booleans()), min_size=1, max_size=5))
+def test_merge_patches_leave_every_stored_version_as_it_was(patches: list[tuple[dict[str, Any], bool]]) -> None:
+    """Merge patches of the object and of its status, with and without metadata (labels set, removed, metadata
+    null): no patch changes an object the store handed out before it (the patched document's metadata is the
+    write's own even where the patch leaves it alone), and each answer is the stored object."""
+    ops, widgets, _ = _namespaced_operations()
+    ops.create(widgets, "a", {"metadata": {"name": "w", "labels": {"l": "0"}}, "spec": {"a": 0}}, WriteOptions())
+    seen: list[tuple[dict[str, Any], str]] = []
+    for patch, status in patches:
+        before = ops.get(widgets, "a", "w")
+        seen.append((before, json.dumps(before)))
+        answer, _ = ops.patch(
+            widgets, "a", "w", MERGE, clone_json(patch), WriteOptions(), subresource="status" if status else ""
+        )
+        assert answer is ops.get(widgets, "a", "w")
+        for stored, text in seen:
+            assert json.dumps(stored) == text

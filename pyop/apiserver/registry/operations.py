@@ -131,21 +131,29 @@ def _same_but_volatile(current: dict[str, Any], new: dict[str, Any]) -> bool:
     copies (every update asks; shared subtrees are decided by identity, as dict equality decides them)."""
     if current.keys() != new.keys():
         return False
+    # The fields outside metadata first: each decided by identity or one comparison, and where a write that changes
+    # something most often differs (a status patch's status); the same answer in any order.
     for key, value in current.items():
-        other = new[key]
-        if key == "metadata":
-            old_meta, new_meta = current["metadata"], new["metadata"]  # both there: a KeyError, as the views raise
-            for name, item in old_meta.items():
-                if name in _IGNORED_FOR_NOOP:
-                    continue
-                found = new_meta.get(name, _ABSENT)
-                if found is not item and (found is _ABSENT or found != item):
-                    return False
-            if any(name not in old_meta for name in new_meta if name not in _IGNORED_FOR_NOOP):
+        if key != "metadata":
+            other = new[key]
+            if other is not value and other != value:
                 return False
-        elif other is not value and other != value:
+    if "metadata" not in current:
+        return True
+    old_meta, new_meta = current["metadata"], new["metadata"]
+    shared = 0  # old_meta's names compared, each found in new_meta
+    for name, item in old_meta.items():
+        if name in _IGNORED_FOR_NOOP:
+            continue
+        found = new_meta.get(name, _ABSENT)
+        if found is not item and (found is _ABSENT or found != item):
             return False
-    return True
+        shared += 1
+    volatile = 0
+    for name in _IGNORED_FOR_NOOP:
+        if name in new_meta:
+            volatile += 1
+    return len(new_meta) - volatile == shared  # no other name in new_meta
 
 
 _ABSENT = object()
@@ -425,8 +433,8 @@ class Operations:
                 ],
             )
 
-    def _validate_name(self, resource_type: ResourceType, name: str) -> None:
-        rule = self.strategy(resource_type).name_rule
+    def _validate_name(self, resource_type: ResourceType, name: str, strategy: RESTStrategy) -> None:
+        rule = strategy.name_rule
         if rule == "path-segment" and name and not path_segment_problems(name):
             return  # RBAC names are any path segment (ValidateRBACName): `system:discovery` is one
         if not name:
@@ -500,7 +508,7 @@ class Operations:
             suffix = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(5))
             metadata["name"] = metadata["generateName"] + suffix
         name = metadata.get("name", "")
-        self._validate_name(resource_type, name)
+        self._validate_name(resource_type, name, strategy)
         if resource_type.namespaced:
             self._require_live_namespace(namespace, resource_type, name)
         if self.store.get(resource_type.storage_key, namespace, name) is not None:
@@ -522,7 +530,7 @@ class Operations:
         else:
             metadata.pop("generation", None)
         strategy.prepare_for_create(obj, self)
-        obj = self._admit(resource_type, obj, None, options)
+        obj = self._admit(resource_type, strategy, obj, None, options)
         validating = self._validating(plugins, CREATE, resource_type, "", namespace, name, None, options, admitting)
         if validating is not None:
             run_validating(plugins.validating, validating, obj, self.store, last=False)
@@ -616,11 +624,12 @@ class Operations:
     def _admit(
         self,
         resource_type: ResourceType,
+        strategy: RESTStrategy,
         obj: dict[str, Any],
         old: dict[str, Any] | None,
         options: WriteOptions,
     ) -> dict[str, Any]:
-        strategy = self.strategy(resource_type)
+        """The kind's validation (``strategy``: the kind's, which the caller has at hand)."""
         obj, causes = strategy.validate(obj, old, options.field_validation, options.warnings)
         if causes:
             raise invalid(resource_type.kind, resource_type.group, obj["metadata"].get("name", ""), causes)
@@ -691,7 +700,10 @@ class Operations:
         if patch_type == MERGE_PATCH:
             if not isinstance(patch_body, dict):
                 raise bad_request("merge patch must be a JSON object")
-            patched = merge_patch(served, patch_body)
+            patched = merge_patch(served, patch_body)  # a new top level, and a new metadata if the patch has one
+            metadata = patched.get("metadata")
+            if metadata is served.get("metadata") and isinstance(metadata, dict):
+                patched["metadata"] = dict(metadata)  # with _writable_copy's (the other patches') own copy below
         elif patch_type == JSON_PATCH:
             patched = json_patch(served, patch_body)
         elif patch_type == STRATEGIC_PATCH:
@@ -702,7 +714,8 @@ class Operations:
             patched = strategic_merge(served, patch_body)
         else:
             raise ApiError(415, f"unsupported patch type {patch_type!r}", reason="UnsupportedMediaType")
-        patched = _writable_copy(patched)
+        if patch_type != MERGE_PATCH:
+            patched = _writable_copy(patched)
         self._check_identity(resource_type, patched)
         patched["metadata"]["name"] = name
         return self._write(resource_type, current, patched, options, subresource=subresource, operation="Update"), False
@@ -833,7 +846,7 @@ class Operations:
         metadata["managedFields"] = current_meta.get("managedFields", [])
         metadata["resourceVersion"] = current_rv
         strategy.prepare_for_update(new, current, self)
-        new = self._admit(resource_type, new, served, options)
+        new = self._admit(resource_type, strategy, new, served, options)
         if own is not None:
             causes = own.validate_update(new, served)
             if causes:

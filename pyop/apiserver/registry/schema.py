@@ -128,6 +128,8 @@ class SchemaStrategy(Strategy):
             warnings=warnings,
             compiled=self.resource_type.compiled_schema,
         )
+        if not causes:
+            return obj, schema_causes  # the valid write's: no third list
         return obj, [*causes, *schema_causes]
 
 

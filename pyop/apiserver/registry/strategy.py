@@ -64,7 +64,13 @@ def desired_state_changed(rule: Generation, new: dict[str, Any], old: dict[str, 
         if other is not value and (other is _ABSENT or other != value):
             return True
         compared += 1
-    if compared != sum(1 for key in old if key not in skipped):
+    # Every compared key of ``new`` is in ``old``: ``old`` has another (a removed field) iff it has more keys than
+    # those and the skipped ones it holds (counted over the 3-4 skipped names, not over old's keys).
+    held = 0
+    for key in skipped:
+        if key in old:
+            held += 1
+    if compared != len(old) - held:
         return True
     if rule.metadata_fields:
         new_metadata, old_metadata = new.get("metadata") or {}, old.get("metadata") or {}

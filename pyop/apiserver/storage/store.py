@@ -213,17 +213,17 @@ class Store:
         bucket = self._objects.get(storage_key)
         if bucket is None:
             bucket = self._objects[storage_key] = {}
-        object_key = (storage_key, key[0], key[1])
         if event_type == "DELETED":
             if prev is not None:
-                self._unindex(prev, object_key)
+                self._unindex(prev, (storage_key, key[0], key[1]))
             if bucket.pop(key, None) is not None:
                 self._namespace_counts[key[0]] -= 1
         else:
             if key not in bucket:
                 self._namespace_counts[key[0]] = self._namespace_counts.get(key[0], 0) + 1
             bucket[key] = obj
-            if prev is None or not _same_identity(prev, obj):
+            if prev is None or not _same_identity(prev, obj):  # most writes keep uid and owners: no index key
+                object_key = (storage_key, key[0], key[1])
                 if prev is not None:
                     self._unindex(prev, object_key)
                 self._index(obj, object_key)
