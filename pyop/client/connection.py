@@ -226,13 +226,19 @@ class HTTPConnection(asyncio.Protocol):
 
     # --- the client side ----------------------------------------------------------------------------------
 
-    async def exchange(self, request: bytes) -> Response:
-        """Write one request and return its whole response."""
+    async def exchange(self, request: bytes, deadline: float | None = None) -> Response:
+        """Write one request and return its whole response.
+
+        At `deadline` (event-loop time) an exchange not yet complete fails with `TimeoutError` and the
+        connection is dropped (its state is unknown), as a cancelled exchange's is."""
         exchange = self._start(request, streaming=False)
+        timer = None if deadline is None else asyncio.get_running_loop().call_at(deadline, self._time_out, exchange)
         try:
             body = await exchange.complete
             return Response(exchange.head.result(), body)
         finally:
+            if timer is not None:
+                timer.cancel()
             self._exchange = None
 
     async def open_stream(self, request: bytes) -> tuple[ResponseHead, StreamedBody]:
@@ -279,6 +285,11 @@ class HTTPConnection(asyncio.Protocol):
         self._exchange = exchange
         self._transport.write(request)
         return exchange
+
+    def _time_out(self, exchange: _Exchange) -> None:
+        if self._exchange is exchange and not exchange.finished:
+            self._fail(TimeoutError())
+            self.abort()
 
     def _unexpected(self) -> None:
         """Bytes that answer no request: the stream's framing can no longer be trusted, so close."""

@@ -76,12 +76,9 @@ class ConnectionPool:
 
         With `limit` connections taken, waits for one to come back (it is handed over, not parked idle) or for
         one to close (its slot is handed over and a new connection made in it)."""
-        now = self._clock()
-        while self._idle:
-            connection = self._idle.pop()
-            if connection.reusable and now - connection.idle_since < self.idle_timeout:
-                return connection, True
-            self._discard(connection)
+        idle = self.take_idle()
+        if idle is not None:
+            return idle, True
         if self._slots_taken < self.limit:
             self._slots_taken += 1
         else:
@@ -95,6 +92,19 @@ class ConnectionPool:
             raise
         self._open.add(connection)
         return connection, False
+
+    def take_idle(self) -> HTTPConnection | None:
+        """The newest idle connection that can carry another exchange, if any (stale ones are closed on the way);
+        None when a connection must be waited for or made."""
+        if not self._idle:
+            return None
+        now = self._clock()
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.reusable and now - connection.idle_since < self.idle_timeout:
+                return connection
+            self._discard(connection)
+        return None
 
     async def _wait(self) -> HTTPConnection | None:
         waiter: asyncio.Future[HTTPConnection | None] = asyncio.get_running_loop().create_future()
