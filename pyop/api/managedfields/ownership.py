@@ -20,12 +20,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pyop.api.managedfields.changes import Path, changes
 from pyop.api.managedfields.fieldpath import (
     SELF,
     FieldSet,
     children,
     difference,
     filter_top_level,
+    insert,
     intersection,
     is_member,
     path_string,
@@ -387,7 +389,17 @@ def update(
     writer: Manager,
     scope: Scope = Scope(),
 ) -> Managers:
-    """The managers after an Update by ``writer`` (its fields are computed; ``writer.fields`` is ignored)."""
+    """The managers after an Update by ``writer`` (its fields are computed; ``writer.fields`` is ignored).
+
+    One walk of the two objects records what changed (``changes``). When nothing was added or removed (values
+    changed in place: most updates and patches), the changed leaves are looked up in the managers' sets
+    (``_updated_at``); else the record's sets are what ``_changes`` would compare."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found = changes(old, new, t, scope.keep, scope.drop)
+        if not found.added and not found.removed:
+            return _updated_at(managers, writer, found.modified)
+        # Out-of-scope fields were not visited, so the sets need no filter.
+        return _updated(managers, writer, union(found.modified_set(), found.added_set()), found.removed_set())
     changed, removed = _changes(old, new, t, scope)
     return _updated(managers, writer, changed, removed)
 
@@ -485,11 +497,69 @@ def _updated(managers: Managers, writer: Manager, changed: FieldSet, removed: Fi
             and (owned is changed or without_stripped(own.fields) is own.fields)
             and all(m is own or (m.fields and difference(m.fields, changed) is m.fields) for m in managers.values())
         ):
-            if own.time == writer.time:
-                return _cap_updaters(managers)
-            result = dict(managers)
-            result[writer.identity] = _with(writer, own.fields, writer.time)
-            return _cap_updaters(result)
+            return _kept(managers, own, writer)
+    return _reowned(managers, writer, changed, removed)
+
+
+def _updated_at(managers: Managers, writer: Manager, leaves: list[Path]) -> Managers:
+    """``_updated(managers, writer, changed, {})`` where ``changed`` is the set of ``leaves`` (changed values:
+    members, the maps and lists above them not), with the shortcut's conditions looked up path by path instead
+    of set operations: the writer owns every changed leaf that is not stripped (and at least one), owns nothing
+    stripped if a stripped leaf changed, and no other manager owns any changed leaf (or owns nothing at all)."""
+    if not leaves:
+        return managers
+    own = managers.get(writer.identity)
+    if own is not None and own.fields:
+        fields = own.fields
+        owns_one = stripped = False
+        for path in leaves:
+            if _is_stripped(path):
+                stripped = True
+            elif _has_member(fields, path):
+                owns_one = True
+            else:
+                break
+            if any(m is not own and (not m.fields or _has_member(m.fields, path)) for m in managers.values()):
+                break
+        else:
+            if owns_one and (not stripped or without_stripped(fields) is fields):
+                return _kept(managers, own, writer)
+    changed: FieldSet = {}
+    for path in leaves:
+        insert(changed, path)  # in the walk's order: the set compare's ``modified`` is, key order included
+    return _reowned(managers, writer, changed, {})
+
+
+def _is_stripped(path: Path) -> bool:
+    """Whether ``without_stripped`` takes the member ``path`` out of a set (metadata as a leaf included)."""
+    if len(path) == 1:
+        return path[0] in _STRIPPED_TOP_ELEMENTS or path[0] == "f:metadata"
+    return len(path) == 2 and path[0] == "f:metadata" and path[1] in _STRIPPED_META_ELEMENTS
+
+
+def _has_member(fields: FieldSet, path: Path) -> bool:
+    """Whether ``path`` is a member of ``fields``: what ``difference`` and ``is_subset`` decide for one path."""
+    node = fields
+    for element in path:
+        found = node.get(element)
+        if found is None:
+            return False
+        node = found
+    return not node or SELF in node
+
+
+def _kept(managers: Managers, own: Manager, writer: Manager) -> Managers:
+    """The writer keeps its fields, with this write's time; the others keep theirs."""
+    if own.time == writer.time:
+        return _cap_updaters(managers)
+    result = dict(managers)
+    result[writer.identity] = _with(writer, own.fields, writer.time)
+    return _cap_updaters(result)
+
+
+def _reowned(managers: Managers, writer: Manager, changed: FieldSet, removed: FieldSet) -> Managers:
+    """The general Update: every manager loses what changed and what was removed; the writer owns what changed
+    (less what nobody may own)."""
     result = _non_empty(_lose(managers, None, changed, removed))
     owned = without_stripped(difference(changed, removed))
     if owned:
