@@ -9,7 +9,6 @@ A denial is kube-apiserver's 403 (`pyop.apiserver.authorization.attributes.forbi
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -63,6 +62,29 @@ def subject_access_review_spec(attributes: Attributes) -> dict[str, Any]:
     return spec
 
 
+def review_key(attributes: Attributes) -> tuple[Any, ...]:
+    """What the SubjectAccessReview of ``attributes`` is made of, as a tuple: the cache's key ("keyed by the whole
+    review"). The spec is a function of it, so equal keys ask the same review; built without the spec and its
+    sorted JSON, which cost ~5 µs per request of every cache hit."""
+    user = attributes.user
+    extra = getattr(user, "extra", None)
+    return (
+        user.username,
+        tuple(user.groups),
+        user.uid,
+        tuple(sorted((key, tuple(values)) for key, values in extra.items())) if extra else (),
+        attributes.resource_request,
+        attributes.verb,
+        attributes.api_group,
+        attributes.api_version,
+        attributes.resource,
+        attributes.namespace,
+        attributes.subresource,
+        attributes.name,
+        attributes.path,
+    )
+
+
 class DelegatingAuthorizer:
     """Always-allowed paths and groups, then SubjectAccessReviews with an allowed and a denied cache."""
 
@@ -83,7 +105,7 @@ class DelegatingAuthorizer:
         self._prefixes = tuple(p[:-1] for p in always_allow_paths if p.endswith("*"))
         self.always_allow_groups = frozenset(always_allow_groups)
         self.clock = clock
-        self._cache: dict[str, tuple[float, Decision]] = {}
+        self._cache: dict[tuple[Any, ...], tuple[float, Decision]] = {}
         self.reviews = 0  # SubjectAccessReviews sent (the caches' misses)
 
     def path_always_allowed(self, path: str) -> bool:
@@ -96,12 +118,12 @@ class DelegatingAuthorizer:
             return Decision(True)
         if self.reviewer is None:
             return Decision(False, "no authorizer is configured")
-        spec = subject_access_review_spec(attributes)
-        key = json.dumps(spec, sort_keys=True)
+        key = review_key(attributes)
         now = self.clock()
         cached = self._cache.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
+        spec = subject_access_review_spec(attributes)
         self.reviews += 1
         try:
             status = await self.reviewer.review_access(spec)
@@ -123,4 +145,4 @@ class DelegatingAuthorizer:
             raise forbidden(attributes, decision.reason)
 
 
-__all__ = ["AccessReviewer", "Decision", "DelegatingAuthorizer", "subject_access_review_spec"]
+__all__ = ["AccessReviewer", "Decision", "DelegatingAuthorizer", "review_key", "subject_access_review_spec"]
