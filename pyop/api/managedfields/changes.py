@@ -18,14 +18,13 @@ from typing import Any
 
 from pyop.api.managedfields.fieldpath import SELF, FieldSet, insert
 from pyop.api.managedfields.schema import DEDUCED, Type
-from pyop.api.managedfields.typed import _LEAF, _MAP, _SCALARS, _items_by_element, _shape, added_field_set
+from pyop.api.managedfields.typed import _CONTAINERS, _LEAF, _MAP, _SCALARS, _items_by_element, _shape, added_field_set
 
 Path = tuple[str, ...]
 Whole = tuple[Path, Any, Type]  # a value added or removed as a whole: its path, the value and its type
 _MISSING: Any = object()
 _NEVER_COMPARED = frozenset({"managedFields"})
 _NOTHING: frozenset[str] = frozenset()
-_CONTAINERS = (dict, list)
 
 
 class Changes:
@@ -82,9 +81,12 @@ def changes(
     (``"f:status"``) a write's scope filters out of it (``keep`` / ``drop`` as ``Scope``): those are not visited.
     ``metadata.managedFields`` is never compared, as kube-apiserver strips it first."""
     found = Changes()
+    if keep is None:  # the main resource: all but the reset fields (status), as the top-level map's skip
+        _map(old, new, t, (), found, _key_names(drop), top=True)
+        return found
     fields = t.fields
     other_type = t.element or DEDUCED
-    if keep is not None and len(keep) == 1:  # a subresource's one field (status): looked up, not searched for
+    if len(keep) == 1:  # a subresource's one field (status): looked up, not searched for
         (element,) = keep
         if element not in drop:
             key = element[2:]
@@ -95,7 +97,7 @@ def changes(
     complete = True  # every old key left out by the scope is in ``new`` too (the others are looked up)
     for key, item in old.items():
         element = "f:" + key
-        if (keep is not None and element not in keep) or element in drop:
+        if element not in keep or element in drop:
             if complete and key not in new:
                 complete = False
             continue
@@ -114,7 +116,7 @@ def changes(
         for key, item in new.items():
             if key not in old:
                 element = "f:" + key
-                if (keep is None or element in keep) and element not in drop:
+                if element in keep and element not in drop:
                     found.added.append(((element,), item, fields.get(key) or other_type))
     return found
 
@@ -135,8 +137,31 @@ def _entry(key: str, item: Any, other: Any, t: Type, path: Path, found: Changes)
         _value(item, other, t, path, found)
 
 
-def _map(old: dict[str, Any], new: dict[str, Any], t: Type, path: Path, found: Changes, skip: frozenset[str]) -> None:
-    """``typed._compare_map``: the entries of two maps (``skip``: keys left out)."""
+_KEY_NAMES: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _key_names(elements: frozenset[str]) -> frozenset[str]:
+    """The field names of top-level elements (``"f:status"`` -> ``"status"``), remembered per scope."""
+    found = _KEY_NAMES.get(elements)
+    if found is None:
+        if len(_KEY_NAMES) > 64:
+            _KEY_NAMES.clear()
+        found = _KEY_NAMES[elements] = frozenset(element[2:] for element in elements if element.startswith("f:"))
+    return found
+
+
+def _map(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    t: Type,
+    path: Path,
+    found: Changes,
+    skip: frozenset[str],
+    *,
+    top: bool = False,
+) -> None:
+    """``typed._compare_map``: the entries of two maps (``skip``: keys left out; ``top``: the object's own, whose
+    metadata maps are compared without ``managedFields``)."""
     fields = t.fields
     other_type = t.element or DEDUCED
     complete = True  # every old key is in ``new``: with equal lengths, no key is new
@@ -159,6 +184,9 @@ def _map(old: dict[str, Any], new: dict[str, Any], t: Type, path: Path, found: C
             continue
         if kind is type(other) and item == other:
             continue  # equal subtrees (a body sent whole shares nothing): decided in C, without a call
+        if top and key == "metadata" and isinstance(item, dict) and isinstance(other, dict):
+            _map(item, other, fields.get(key) or other_type, (*path, "f:" + key), found, _NEVER_COMPARED)
+            continue
         _value(item, other, fields.get(key) or other_type, (*path, "f:" + key), found)
     if not complete or len(new) != len(old):
         for key, item in new.items():

@@ -37,6 +37,7 @@ from pyop.api.managedfields.fieldpath import (
 )
 from pyop.api.managedfields.schema import Type
 from pyop.api.managedfields.typed import (
+    _CONTAINERS,
     Comparison,
     added_field_set,
     compare,
@@ -449,7 +450,7 @@ def _created_owned(obj: Mapping[str, Any], t: Type, existing: frozenset[str]) ->
     owned: FieldSet = {}
     for key, value in obj.items():
         if key in _STRIPPED_TOP:
-            if isinstance(value, dict | list) and value:
+            if isinstance(value, _CONTAINERS) and value:
                 return None
             continue
         child_type = t.child(key)
@@ -460,7 +461,7 @@ def _created_owned(obj: Mapping[str, Any], t: Type, existing: frozenset[str]) ->
             for name, item in value.items():
                 if name not in _STRIPPED_METADATA:
                     kept[name] = item
-                elif isinstance(item, dict | list) and item:
+                elif isinstance(item, _CONTAINERS) and item:
                     return None
             below = added_field_set(kept, child_type) if kept else {}
             if below:

@@ -26,6 +26,7 @@ from pyop.api.managedfields.schema import DEDUCED, LIST, MAP, UNTYPED, Type
 _MISSING: Any = object()
 _LEAF, _MAP, _LIST = 0, 1, 2
 _SCALARS = (str, int, float, bool)  # JSON scalars but null: leaves whatever the schema says
+_CONTAINERS = (dict, list)  # a tuple: ``isinstance(x, dict | list)`` builds the union at every call (4x slower)
 
 
 class SchemaError(ValueError):
@@ -138,9 +139,14 @@ def added_field_set(value: Any, t: Type) -> FieldSet:
     node: FieldSet = {}
     shape = _shape(t, value)
     if shape == _MAP:
+        fields = t.fields
+        other_type = t.element or DEDUCED  # what t.child(key) gives for a key that is not a named field
         for key, item in value.items():
-            below = added_field_set(item, t.child(key)) if isinstance(item, dict | list) and item else {}
-            node["f:" + key] = {SELF: {}, **below} if below else {}
+            if isinstance(item, _CONTAINERS) and item:
+                below = added_field_set(item, fields.get(key) or other_type)
+                node["f:" + key] = {SELF: {}, **below} if below else {}
+            else:
+                node["f:" + key] = {}  # a leaf, null or an empty map or list
     elif shape == _LIST:
         element_type = t.element or DEDUCED
         for index, item in enumerate(value):
@@ -150,7 +156,7 @@ def added_field_set(value: Any, t: Type) -> FieldSet:
                 element = index_element(index)
             if element in node:
                 continue
-            below = added_field_set(item, element_type) if isinstance(item, dict | list) and item else {}
+            below = added_field_set(item, element_type) if isinstance(item, _CONTAINERS) and item else {}
             node[element] = {SELF: {}, **below} if below else {}
     return node
 

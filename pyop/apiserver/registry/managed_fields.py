@@ -33,6 +33,7 @@ class FieldManager:
         self.kubernetes_version = kubernetes_version
         self._definition_of = definition_of  # ResourceType -> OpenAPI definition name ("" for CRs)
         self._schemas: dict[tuple[str, str, int], mf.Type] = {}
+        self._existing: dict[tuple[str, str, int], frozenset[str]] = {}  # the skeleton's fields, per schema
         # Stored managedFields lists decoded, by identity (they are never changed in place and are shared by
         # every version that did not change them); the list itself is kept so that its id stays its own.
         self._decoded: dict[int, tuple[Any, mf.Managers]] = {}
@@ -66,6 +67,14 @@ class FieldManager:
         fields = self.schema(resource_type).fields
         return {name: {} for name in ("metadata", "spec", "status") if name in fields}
 
+    def _existing_fields(self, resource_type: ResourceType) -> frozenset[str]:
+        """The top-level fields of the kind's empty object (``_skeleton``), remembered per schema as ``schema``."""
+        key = (resource_type.storage_key, resource_type.version, id(resource_type.schema))
+        found = self._existing.get(key)
+        if found is None:
+            found = self._existing[key] = frozenset(self._skeleton(resource_type))
+        return found
+
     def created(
         self,
         resource_type: ResourceType,
@@ -84,7 +93,7 @@ class FieldManager:
             managers,
             writer,
             self.scope(resource_type, ""),
-            existing=frozenset(self._skeleton(resource_type)),
+            existing=self._existing_fields(resource_type),
         )
         return self._encoded(result)
 
@@ -173,7 +182,7 @@ class FieldManager:
             # An object nobody owns anything of (its managedFields reset): its fields so far belong to
             # "before-first-apply", as kube-apiserver's skipNonAppliedManager records them.
             first = mf.Manager(_BEFORE_FIRST_APPLY, mf.UPDATE, resource_type.api_version, {}, "", time)
-            existing = frozenset(self._skeleton(resource_type))
+            existing = self._existing_fields(resource_type)
             managers = mf.create(live, schema, {}, first, self.scope(resource_type, ""), existing=existing)
         applier = mf.Manager(manager, mf.APPLY, resource_type.api_version, {}, subresource, time)
         try:
