@@ -7,6 +7,7 @@ on the same connection."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 from collections.abc import AsyncIterator
@@ -28,6 +29,7 @@ from pyop.testing.crds import schemaless_crd
 TOKEN = "t0ken"
 AUTH = f"Authorization: Bearer {TOKEN}\r\n"
 _DATE = re.compile(rb"\r\nDate: [^\r]*\r\n")
+_SEEN: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="unset")
 
 
 def _server() -> GenericAPIServer:
@@ -67,6 +69,33 @@ def _server() -> GenericAPIServer:
             await ws.send_str("echo " + message.data)
         return ws
 
+    async def wait(request: web.BaseRequest) -> web.StreamResponse:  # answered after a wait: in a task
+        await asyncio.sleep(0)
+        return web.Response(body=b'{"waited":true}', content_type="application/json")
+
+    async def timeout(request: web.BaseRequest) -> web.StreamResponse:  # asyncio.timeout before any wait
+        async with asyncio.timeout(5):
+            seen = asyncio.current_task() is not None
+            await asyncio.sleep(0)
+        return web.Response(body=b'{"task":%s}' % str(seen).lower().encode(), content_type="application/json")
+
+    async def context(request: web.BaseRequest) -> web.StreamResponse:  # each request in a context of its own
+        before = _SEEN.get()
+        _SEEN.set(request.path_qs)
+        if request.query.get("wait"):
+            await asyncio.sleep(0)
+        return web.Response(
+            body=f'{{"before":"{before}","after":"{_SEEN.get()}"}}'.encode(), content_type="application/json"
+        )
+
+    async def bug_after_wait(request: web.BaseRequest) -> web.StreamResponse:
+        await asyncio.sleep(0)
+        raise RuntimeError("a handler's bug after a wait")
+
+    server.add_path("/wait", wait, public=True)
+    server.add_path("/timeout", timeout, public=True)
+    server.add_path("/context", context, public=True)
+    server.add_path("/bug-after-wait", bug_after_wait, public=True)
     server.add_path("/bug", bug, public=True)
     server.add_path("/empty", empty, public=True)
     server.add_path("/big", big, public=True)
@@ -140,6 +169,29 @@ CASES: dict[str, list[bytes]] = {
         b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n",
     ],
     "malformed": [b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n"],
+    # answered at once (no task) or in a task once the handler waits: the same bytes, in order
+    "one that waits between two that do not, pipelined": [
+        _request("GET", "/version"),
+        _request("GET", "/wait"),
+        _request("GET", "/version"),
+    ],
+    "asyncio.timeout before the first wait": [_request("GET", "/timeout"), _request("GET", "/timeout")],
+    "context variables per request": [
+        _request("GET", "/context?a"),
+        _request("GET", "/context?wait=1"),
+        _request("GET", "/context?b"),
+    ],
+    "a handler's bug after a wait": [_request("GET", "/bug-after-wait"), _request("GET", "/version")],
+    "a write, one that waits, a write, pipelined": [
+        _request("POST", "/apis/example.com/v1/gadgets", body=b'{"metadata":{"name":"g1"}}'),
+        _request("GET", "/wait"),
+        _request(
+            "PATCH",
+            "/apis/example.com/v1/gadgets/g1",
+            headers=AUTH + "Content-Type: application/merge-patch+json\r\n",
+            body=b'{"spec":{"a":1}}',
+        ),
+    ],
 }
 
 
@@ -153,7 +205,7 @@ async def test_answers_as_aiohttp_does(servers: tuple[int, int, GenericAPIServer
     lean_port, aiohttp_port, _ = servers
     requests = CASES[case]
     # the two servers share one registry: a name of each
-    other = [request.replace(b"g1", b"g2") for request in requests] if case == "create then get" else requests
+    other = [request.replace(b"g1", b"g2") for request in requests] if b"g1" in b"".join(requests) else requests
     lean, lean_closed = await _exchange(lean_port, *requests)
     theirs, their_closed = await _exchange(aiohttp_port, *other)
     assert lean or "refused" in case, case
