@@ -280,7 +280,6 @@ class LeanConnection(BaseProtocol):
 
 def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
     """The status line and headers aiohttp would send for ``resp``, or None when aiohttp must send it itself."""
-    headers = resp.headers
     if (
         resp._payload_writer is not None  # noqa: SLF001 - prepared by the handler
         or resp._eof_sent  # noqa: SLF001
@@ -291,20 +290,25 @@ def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
         or type(resp._body) is not bytes  # noqa: SLF001
         or request._version != HttpVersion11  # noqa: SLF001
         or request._method == "HEAD"  # noqa: SLF001
-        or resp._status < 200  # noqa: SLF001
-        or resp._status in (204, 304)  # noqa: SLF001
-        or "Content-Type" not in headers  # else aiohttp's octet-stream default
+    ):
+        return None
+    status = resp._status  # noqa: SLF001
+    if status < 200 or status == 204 or status == 304:
+        return None
+    headers = resp._headers  # noqa: SLF001
+    if len(headers) == 1:  # Content-Type alone: most answers
+        for header in headers.items():
+            block = _HEADER_LINES.get(header) or _header_line(header)
+        if not block:
+            return None
+    elif (
+        "Content-Type" not in headers  # else aiohttp's octet-stream default
         or "Content-Length" in headers  # set by the handler: aiohttp's own rules apply
         or "Date" in headers
         or "Server" in headers
         or "Connection" in headers
     ):
         return None
-    if len(headers) == 1:  # Content-Type alone: most answers
-        header = next(iter(headers.items()))
-        block = _HEADER_LINES.get(header) or _header_line(header)
-        if not block:
-            return None
     else:
         lines = [f"{name}: {value}\r\n" for name, value in headers.items()]
         block = "".join(lines)
@@ -315,7 +319,7 @@ def _plain_head(request: web.BaseRequest, resp: web.Response) -> bytes | None:
         keep_alive = not request._message.should_close  # noqa: SLF001 - BaseRequest.keep_alive
     resp._keep_alive = keep_alive  # noqa: SLF001 - what `keep_alive` reads next
     return (
-        f"HTTP/1.1 {resp._status} {resp._reason}\r\n{block}"  # noqa: SLF001
+        f"HTTP/1.1 {status} {resp._reason}\r\n{block}"  # noqa: SLF001
         f"Content-Length: {len(resp._body)}\r\nDate: {rfc822_formatted_time()}\r\n"  # noqa: SLF001
         f"{_SERVER_KEEP_ALIVE if keep_alive else _SERVER_CLOSE}"
     ).encode()
@@ -325,10 +329,11 @@ _HEADER_LINES: dict[tuple[str, str], str] = {}
 
 
 def _header_line(header: tuple[str, str]) -> str:
-    """``Name: value\\r\\n`` of a lone header (remembered: a server answers with a handful of media types); empty
-    when it holds a CR or LF."""
+    """``Name: value\\r\\n`` of a lone Content-Type header (remembered: a server answers with a handful of media
+    types); empty when the header is another one (aiohttp adds its own Content-Type, or the handler's Content-Length,
+    Date, Server or Connection replaces aiohttp's) or holds a CR or LF."""
     name, value = header
-    if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
+    if name.lower() != "content-type" or "\r" in name or "\n" in name or "\r" in value or "\n" in value:
         return ""
     line = f"{name}: {value}\r\n"
     if len(_HEADER_LINES) < 64:
