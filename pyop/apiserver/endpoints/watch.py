@@ -9,7 +9,6 @@ moment every earlier event of the resource has been written to the stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -52,10 +51,11 @@ class Watcher:
         self.timeout = timeout
         self.stalled = False
         self._current_rv = current_rv
-        # Items for the writer, and a flag it sleeps on when there are none: cheaper per event than an
-        # asyncio.Queue (which wakes a getter future per item), and a write fans out to every watcher.
+        # Items for the writer, and the future it sleeps on when there are none (set by the first item after):
+        # cheaper per event than an asyncio.Queue (which wakes a getter future per item), and a write fans out to
+        # every watcher; a bare future and a timer are also cheaper per wake than wait_for on an asyncio.Event.
         self._items: deque[Any] = deque()
-        self._ready = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._closed = asyncio.Event()
         self._filtered = namespace is not None or bool(labels) or bool(fields)
         # The server's webhook caller, for kinds whose versions convert through a webhook (set by the handler).
@@ -67,8 +67,11 @@ class Watcher:
 
     def _put(self, item: Any) -> None:
         self._items.append(item)
-        if not self._ready.is_set():
-            self._ready.set()
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
 
     # --- producer side (called synchronously from store commits and fault injection) --------------
 
@@ -84,6 +87,11 @@ class Watcher:
     def deliver(self, event: StoredEvent) -> None:
         if self.stalled or self._closed.is_set():
             return
+        if not self._filtered:  # every object matches: the event goes out as it is (unless an odd one, below)
+            obj = event.obj
+            if obj is not None and (event.prev is not None or event.type != "MODIFIED"):
+                self._put((event.type, obj, event))
+                return
         now_matches = self._matches(event.obj)
         if event.type == "MODIFIED":
             before = self._matches(event.prev)
@@ -132,18 +140,22 @@ class Watcher:
 
     def _line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
         event_type, obj, event = item
+        if event is not None and self.table is None and self.encode_event is event_line:
+            # A committed event as JSON: encoded once for every watcher of its version (looked up first).
+            cache_key = (event_type, self.resource_type.api_version)
+            encoded = event.encoded
+            if encoded is None:
+                encoded = event.encoded = {}
+            else:
+                cached = encoded.get(cache_key)
+                if cached is not None:
+                    return cached
+            line = encoded[cache_key] = event_line(event_type, served_as(obj, self.resource_type))
+            return line
         wire = obj if event_type in ("ERROR", "BOOKMARK") else served_as(obj, self.resource_type)
         if self.table is not None and event_type not in ("ERROR", "BOOKMARK"):
             return self.encode_event(event_type, self.table(wire))
-        if event is None or self.encode_event is not event_line:  # protobuf frames (rare) are not cached
-            return self.encode_event(event_type, wire)
-        cache_key = (event_type, self.resource_type.api_version)
-        if event.encoded is None:
-            event.encoded = {}
-        line = event.encoded.get(cache_key)
-        if line is None:
-            line = event.encoded[cache_key] = event_line(event_type, wire)
-        return line
+        return self.encode_event(event_type, wire)  # initial events, errors, bookmarks, protobuf frames: not cached
 
     async def _converted_line(self, item: tuple[str, dict[str, Any], StoredEvent | None]) -> bytes:
         """``_line`` in a bridge, for a kind with a conversion webhook (events of other kinds need none)."""
@@ -191,8 +203,16 @@ class Watcher:
                 next_bookmark = now + self.bookmark_interval
                 continue
             wake_at = min(t for t in (deadline, next_bookmark, now + DISCONNECT_CHECK) if t is not None)
-            self._ready.clear()
-            if items:
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ready.wait(), wake_at - now)
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_at(wake_at, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    """A sleeping stream's timer: time to check its deadline, bookmark and client."""
+    if not waiter.done():
+        waiter.set_result(None)
