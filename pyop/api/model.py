@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -88,13 +89,14 @@ def wire_dump(obj: BaseModel) -> dict[str, Any]:
 
 def _omit_unset_empty(obj: BaseModel, data: dict[str, Any]) -> None:
     fields_set = obj.model_fields_set
-    for name, info in type(obj).model_fields.items():
-        key = info.serialization_alias or info.alias or name
+    for key, name, empty_default in _wire_fields(type(obj)):
         if key not in data:
             continue
         value = getattr(obj, name, None)
-        if name not in fields_set and data[key] in ([], {}) and _empty_default(info):
+        if empty_default and name not in fields_set and data[key] in ([], {}):
             del data[key]
+        elif type(value) in _LEAVES:  # holds no model (the common case: a name, a number, a timestamp)
+            continue
         elif isinstance(value, BaseModel) and isinstance(data[key], dict):
             _omit_unset_empty(value, data[key])
         elif isinstance(value, list) and isinstance(data[key], list):
@@ -113,6 +115,30 @@ def _empty_default(info: Any) -> bool:
     if factory in (list, dict):
         return True
     return factory is None and info.default in ([], {})
+
+
+# Types of values that are neither a model nor a container of one (nothing to walk into).
+_LEAVES: Final = frozenset({str, int, float, bool, type(None), datetime})
+
+_WireField = tuple[str, str, bool]  # wire key, field name, whether the default is an empty list or map
+
+# Per model class: the field table its plan was read from (pydantic makes a new one when a model is rebuilt) and
+# the plan. One entry per model class ever dumped, as pydantic's own per-class caches.
+_WIRE_FIELDS: Final[dict[type[BaseModel], tuple[object, tuple[_WireField, ...]]]] = {}
+
+
+def _wire_fields(cls: type[BaseModel]) -> tuple[_WireField, ...]:
+    """A model class's fields as `_omit_unset_empty` needs them, read from its field table once rather than at
+    every field of every dump (alias, default and default factory lookups were most of its cost)."""
+    known = _WIRE_FIELDS.get(cls)
+    fields = cls.__pydantic_fields__
+    if known is not None and known[0] is fields:
+        return known[1]
+    plan = tuple(
+        (info.serialization_alias or info.alias or name, name, _empty_default(info)) for name, info in fields.items()
+    )
+    _WIRE_FIELDS[cls] = (fields, plan)
+    return plan
 
 
 def wire_aliases(irregular: Mapping[str, str]) -> ConfigDict:
