@@ -12,7 +12,8 @@ from informer_helpers import WIDGETS
 from pyop.client.dynamic import EventType, ObjectList, WatchEvent
 from pyop.informers.reflector import Reflector
 
-STALL = 0.3
+STALL = 0.5
+SLACK = 1.0  # how late a drop may come on a loaded machine (a drop before the last event fails the events check)
 
 
 class _Sink:
@@ -69,26 +70,26 @@ async def _run_until_first_stall(client: _ScriptedClient, sink: _Sink) -> Reflec
 
 
 async def test_events_more_often_than_the_stall_timeout_keep_a_long_watch_open() -> None:
-    # 16 events 0.1 s apart: the stream lasts ~1.6 s, more than five stall timeouts, and is never silent for one.
-    client = _ScriptedClient([0.1] * 16)
+    # 20 events 0.1 s apart: the stream lasts ~2 s, four stall timeouts, and is never silent for one.
+    client = _ScriptedClient([0.1] * 20)
     sink = _Sink()
     reflector = await _run_until_first_stall(client, sink)
-    assert sink.events == [str(number) for number in range(2, 18)]  # every event arrived before the stall
+    assert sink.events == [str(number) for number in range(2, 22)]  # every event arrived before the stall
     assert reflector.stats.stalls >= 1
     silence = client.watch_ended[0] - client.last_event_at
-    assert STALL <= silence < STALL + 0.5  # dropped a stall timeout after the last event, not after the first
+    assert STALL <= silence < STALL + SLACK  # dropped a stall timeout after the last event, not after the first
 
 
 async def test_silence_is_counted_from_the_last_event() -> None:
     # Gaps just under the stall timeout, then silence: each gap alone must not end the watch.
-    client = _ScriptedClient([0.2, 0.25, 0.2])
+    client = _ScriptedClient([0.3, 0.35, 0.3])
     sink = _Sink()
     reflector = await _run_until_first_stall(client, sink)
     assert sink.events == ["2", "3", "4"]
     assert reflector.stats.stalls >= 1
     assert reflector.resource_version == "4"  # the reopened watch resumes after the last event
     silence = client.watch_ended[0] - client.last_event_at
-    assert STALL <= silence < STALL + 0.5
+    assert STALL <= silence < STALL + SLACK
 
 
 async def test_a_silent_watch_is_dropped_after_the_stall_timeout() -> None:
@@ -97,4 +98,4 @@ async def test_a_silent_watch_is_dropped_after_the_stall_timeout() -> None:
     started = asyncio.get_running_loop().time()
     reflector = await _run_until_first_stall(client, sink)
     assert reflector.stats.stalls == 1 and sink.events == []
-    assert STALL <= client.watch_ended[0] - started < STALL + 0.5
+    assert STALL <= client.watch_ended[0] - started < STALL + SLACK
