@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyop.apiserver.endpoints.watch import Watcher
-from pyop.apiserver.endpoints.wire import event_line
+from pyop.apiserver.endpoints.wire import dumps, event_line
 from pyop.apiserver.registry.conversion import served_as
 from pyop.apiserver.storage.store import StoredEvent
 
@@ -158,3 +158,36 @@ async def test_a_cancelled_stream_leaves_no_timer_or_waiter() -> None:
         StoredEvent(1, "ADDED", "widgets.example.dev", {"metadata": {"name": "a"}}, None)
     )
     assert len(watcher._items) == 1  # noqa: SLF001
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)  # beyond 64 bits: the standard library's encoder
+    | st.floats(allow_nan=True)
+    | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3) | st.integers(0, 3), inner, max_size=3)
+    ),  # int keys: also the fallback
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]), st.dictionaries(st.text(max_size=4), _json)
+)
+def test_an_event_line_is_the_encoded_event_and_a_newline(event_type: str, obj: dict[str, Any]) -> None:
+    assert event_line(event_type, obj) == dumps({"type": event_type, "object": obj}) + b"\n"
+
+
+def test_an_event_line_refuses_what_dumps_refuses() -> None:
+    import datetime
+
+    import pytest
+
+    obj = {"metadata": {"creationTimestamp": datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)}}
+    with pytest.raises(TypeError):
+        dumps(obj)
+    with pytest.raises(TypeError):
+        event_line("ADDED", obj)
