@@ -53,6 +53,7 @@ from pyop.apiserver.endpoints.handlers import (
 )
 from pyop.apiserver.endpoints.openapi import OpenAPIDocuments, openapi_response
 from pyop.apiserver.endpoints.protobuf.negotiation import as_protobuf
+from pyop.apiserver.endpoints.request_object import make_request
 from pyop.apiserver.endpoints.routing import DiscoveryPath, Target, parse_path, verb_of
 from pyop.apiserver.endpoints.table import as_table
 from pyop.apiserver.endpoints.transport import LeanServer
@@ -165,7 +166,7 @@ class GenericAPIServer:
         writer: AbstractStreamWriter,
         task: asyncio.Task[None],
     ) -> web.BaseRequest:
-        return web.BaseRequest(message, payload, protocol, writer, task, task.get_loop(), client_max_size=MAX_BODY)
+        return make_request(message, payload, protocol, writer, task, protocol._loop, MAX_BODY)  # noqa: SLF001
 
     # --- the request path -------------------------------------------------------------------------------------
 
