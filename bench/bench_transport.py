@@ -88,8 +88,37 @@ def load_transport(checkout: str) -> Any:
     return module
 
 
-async def measure(baseline: str, handler_name: str, pairs: int, requests: int) -> tuple[list[float], list[float]]:
-    """Per-request CPU (µs) of each batch: (baseline's, this checkout's)."""
+CLIENT = r"""
+import socket, struct, sys
+for line in sys.stdin:
+    port, path = line.split()
+    with open(path, "rb") as file:
+        data = file.read()
+    connection = socket.create_connection(("127.0.0.1", int(port)))
+    connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    bad = offset = 0
+    while offset < len(data):
+        (length,) = struct.unpack_from("<I", data, offset)
+        connection.sendall(data[offset + 4 : offset + 4 + length])
+        offset += 4 + length
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += connection.recv(65536)
+        head, _, body = received.partition(b"\r\n\r\n")
+        size = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        while len(body) < size:
+            body += connection.recv(65536)
+        bad += not head.startswith(b"HTTP/1.1 20")
+    connection.close()
+    print(bad, flush=True)
+"""
+
+
+async def measure(
+    baseline: str, handler_name: str, pairs: int, requests: int, over_socket: bool = False
+) -> tuple[list[float], list[float]]:
+    """Per-request CPU (µs) of each batch: (baseline's, this checkout's). ``over_socket``: the requests come over
+    loopback TCP from a client process (one connection per batch), so the socket reads and writes count too."""
     from pyop.apiserver.endpoints import transport
     from pyop.apiserver.endpoints.handlers import json_response
     from pyop.apiserver.registry.operations import WriteOptions
@@ -141,6 +170,8 @@ async def measure(baseline: str, handler_name: str, pairs: int, requests: int) -
                     raise SystemExit(f"{side}: {answer_bytes[:300]!r}")
             return (time.process_time() - began) / requests * 1e6
 
+        if over_socket:
+            batch = await _socket_batches(sides, requests, next_request)  # type: ignore[assignment]
         await batch("this")  # warm both (imports, caches)
         await batch("baseline")
         results: dict[str, list[float]] = {"baseline": [], "this": []}
@@ -150,6 +181,41 @@ async def measure(baseline: str, handler_name: str, pairs: int, requests: int) -
         return results["baseline"], results["this"]
 
 
+async def _socket_batches(sides: dict[str, tuple[Any, Any]], requests: int, next_request: Any) -> Any:
+    """A batch function over loopback TCP: each side's connection factory listens on a port of its own."""
+    import struct
+    import subprocess
+    import tempfile
+
+    loop = asyncio.get_running_loop()
+    ports: dict[str, int] = {}
+    for side, (connection, _) in sides.items():
+        listener = await loop.create_server(connection._server, "127.0.0.1", 0)  # noqa: SLF001 - its LeanServer
+        ports[side] = listener.sockets[0].getsockname()[1]
+    client = subprocess.Popen([sys.executable, "-c", CLIENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    commands, replies = client.stdin, client.stdout
+    assert commands is not None and replies is not None
+    folder = tempfile.mkdtemp(prefix="bench-transport-")
+
+    async def batch(side: str) -> float:
+        path = f"{folder}/{side}"
+        with open(path, "wb") as file:
+            for _ in range(requests):
+                data = next_request()
+                file.write(struct.pack("<I", len(data)) + data)
+        gc.collect()
+        commands.write(f"{ports[side]} {path}\n")
+        commands.flush()
+        began = time.process_time()
+        bad = int(await loop.run_in_executor(None, replies.readline))
+        spent = time.process_time() - began
+        if bad:
+            raise SystemExit(f"{side}: {bad} answers were not 2xx")
+        return spent / requests * 1e6
+
+    return batch
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a worktree of the commit to compare with")
@@ -157,16 +223,19 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=10, help="batches per side, alternating")
     parser.add_argument("--requests", type=int, default=2000, help="requests per batch")
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument("--socket", action="store_true", help="requests over loopback TCP from a client process")
     args = parser.parse_args()
     if args.loop == "uvloop":
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    print(f"transport CPU per request, µs, {args.pairs} alternating batches of {args.requests} per side ({args.loop})")
+    how = "loopback TCP" if args.socket else "in memory"
+    per_side = f"{args.pairs} alternating batches of {args.requests} per side"
+    print(f"transport CPU per request, µs, {per_side} ({args.loop}, {how})")
     columns = ("baseline med", "this med", "ratio", "baseline min", "this min", "ratio")
     print(f"{'handler':8} " + " ".join(f"{column:>12}" for column in columns))
     for handler_name in args.handler.split(","):
-        base, this = asyncio.run(measure(args.baseline, handler_name, args.pairs, args.requests))
+        base, this = asyncio.run(measure(args.baseline, handler_name, args.pairs, args.requests, args.socket))
         base_median, this_median = statistics.median(base), statistics.median(this)
         print(
             f"{handler_name:8} {base_median:12.2f} {this_median:12.2f} {base_median / this_median:11.3f}x "

@@ -280,3 +280,28 @@ async def test_large_and_chunked_request_bodies_and_a_large_answer(servers: tupl
             listed = await response.json()
             assert [item["metadata"]["name"] for item in listed["items"]] == ["big", "big2"]
             assert int(response.headers["Content-Length"]) > 6_000_000
+
+
+async def test_requests_arriving_a_few_bytes_at_a_time(servers: tuple[int, int, GenericAPIServer]) -> None:
+    """A create written a few bytes at a time (one read each: the parser resumes in the middle of the request line,
+    a header, the body) followed by a GET in the same pieces: answered as aiohttp's server answers them."""
+    lean_port, aiohttp_port, _ = servers
+
+    async def trickled(port: int, name: bytes) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        raw = _request("POST", "/apis/example.com/v1/gadgets", body=b'{"metadata":{"name":"%s"}}' % name)
+        raw += _request("GET", "/version")
+        for start in range(0, len(raw), 7):
+            writer.write(raw[start : start + 7])
+            await writer.drain()
+            await asyncio.sleep(0.002)  # a read of its own
+        received = b""
+        while received.count(b"HTTP/1.1 ") < 2 or not received.endswith(b"}"):
+            received += await asyncio.wait_for(reader.read(65536), 5)
+        writer.close()
+        return received
+
+    lean = await trickled(lean_port, b"t1")
+    theirs = await trickled(aiohttp_port, b"t2")
+    assert lean.startswith(b"HTTP/1.1 201 Created\r\n")
+    assert _uids_out(_without_date(lean)) == _uids_out(_without_date(theirs)).replace(b"t2", b"t1")
