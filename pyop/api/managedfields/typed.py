@@ -367,13 +367,62 @@ def _merge_walk(live: Any, applied: Any, t: Type, path: tuple[str, ...], result:
     if live is applied:
         _fill(applied, t, below, False)
         return live
-    if (live or applied) and _shape(t, live) == _MAP and _shape(t, applied) == _MAP:
-        return _merge_map(live, applied, t, path, result, below)
+    if live or applied:
+        shape = _shape(t, live)
+        if shape == _MAP and _shape(t, applied) == _MAP:
+            return _merge_map(live, applied, t, path, result, below)
+        if shape == _LIST and _shape(t, applied) == _LIST:
+            return _merge_list(live, applied, t, path, result, below)
     _fill(applied, t, below, False)
     merged = merge(live, applied, t)
     if merged is not live:
         _compare(live, merged, t, path, result)
     return merged
+
+
+def _merge_list(
+    live: list[Any], applied: list[Any], t: Type, path: tuple[str, ...], result: Comparison, node: FieldSet
+) -> Any:
+    """Two lists merge goes through item by item (map lists and sets): merge's list branch, ``_fill``'s list
+    branch into ``node`` and what ``_compare(live, merged)`` records, in one pass over each list. A live item the
+    configuration also has is merged with it by ``_merge_walk`` (which fills its node and records its changes);
+    the others are the merged list's own (shared, so compare records nothing for them); the configuration's new
+    items, appended, are recorded as added. Raises SchemaError where ``_fill`` does (an item without its key, a
+    duplicate): ``merge_and_compare`` then leaves the configuration to the general path, which words the error."""
+    element_type = t.element or DEDUCED
+    incoming: dict[str, Any] = {}
+    for index, item in enumerate(applied):
+        element = item_element(t, index, item)
+        if element in incoming:
+            raise SchemaError(f"duplicate entries for key {_printable(element)}")
+        incoming[element] = item
+        node[element] = {}  # its place, in the configuration's order (filled in below)
+    merged: list[Any] = []
+    seen: set[str] = set()
+    same = True
+    for index, item in enumerate(live):
+        try:
+            element = item_element(t, index, item)
+        except SchemaError:
+            merged.append(item)  # merge keeps an item it cannot place, and compare pairs it with itself
+            continue
+        if element in incoming and element not in seen:
+            seen.add(element)
+            below: FieldSet = {}
+            merged_item = _merge_walk(item, incoming[element], element_type, (*path, element), result, below)
+            node[element] = make(True, below)
+            same = same and merged_item is item
+            merged.append(merged_item)
+        else:
+            merged.append(item)
+    if len(seen) < len(incoming):
+        for element, item in incoming.items():
+            if element not in seen:
+                below = {}
+                merged.append(_merge_walk(_MISSING, item, element_type, (*path, element), result, below))
+                node[element] = make(True, below)
+        return merged
+    return live if same else merged
 
 
 def _merge_map(
