@@ -7,9 +7,10 @@ in-process writes), then the same six writes on Deployments (a built-in kind: a 
 kind it reports the registry's CPU time per write and the part of it spent in the field manager's hooks
 (FieldManager.created / updated / apply). The hooks' part is measured by replay: every hook call of the writes is
 recorded (with the objects as they were at the call), and after the writes each kind's calls are made again
-`--passes` times, timed by process_time over a whole pass (the best pass counts), with the field manager's cache
-of decoded entries as it was at each call. A per-call clock would not do: perf_counter counts other processes'
-turns on a shared machine, and process_time is a ~5 us system call here.
+`--passes` times, timed by process_time over a whole pass (the best pass counts; the collector is off during a
+pass, run before it), with the field manager's cache of decoded entries as it was at each call. A per-call
+clock would not do: perf_counter counts other processes' turns on a shared machine, and process_time is a ~5 us
+system call here.
 
     git worktree add --detach /tmp/base <rev>
     python bench/bench_managed_fields.py --baseline /tmp/base [--rounds 5] [--writes 3000] [--passes 5]
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -177,12 +179,15 @@ def run_child(count: int, passes: int) -> dict[str, list[float]]:
         best = float("inf")
         for _ in range(passes):
             calls[0][0]._decoded.clear()
+            gc.collect()
+            gc.disable()  # a full collection of this process's heap (the recorded calls) would land in one pass
             began = time.process_time()
             for manager, original, args, kwargs, live, seed in calls:
                 if seed is not None:
                     manager._decoded[id(live)] = seed  # as the write found it (a replay consumed it)
                 original(manager, *args, **kwargs)
             best = min(best, time.process_time() - began)
+            gc.enable()
         results[label].append(best / len(calls) * 1e6)
     return results
 
