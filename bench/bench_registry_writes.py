@@ -15,6 +15,11 @@ and prints the median.
     git worktree add --detach /tmp/base <rev>
     python bench/bench_registry_writes.py --baseline /tmp/base [--rounds 3] [--writes 4000] [--batch 50]
 
+`--churn N`: before the timed writes, each child creates and deletes N ConfigMaps (each write with managedFields),
+as a long-lived `pyop test-server` or a long test suite on one server does; the field manager's cache of decoded
+managedFields keeps a deleted object's entry until it is evicted, so with N over its size (65,536) every timed
+write also evicts one (e.g. `--churn 70000 --rounds 1`: d9c2dfc evicted from the front of a plain dict).
+
 Without --baseline: this checkout alone. `--profile FILE`: cProfile this side's first child (all kinds). Prints
 figures; asserts nothing.
 """
@@ -76,7 +81,19 @@ def _update_body(stored: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-async def child(count: int, profile: str) -> None:
+def churn(server: Any, count: int) -> None:
+    """``count`` ConfigMaps created and deleted, one at a time (not timed)."""
+    from pyop.apiserver.registry.operations import WriteOptions
+
+    configmaps = server.resources.lookup("", "v1", "configmaps")
+    options = WriteOptions(field_manager="bench-churn")
+    for i in range(count):
+        name = f"churn-{i}"
+        server.operations.create(configmaps, "ns-0", {"metadata": {"name": name}, "data": {"a": "1"}}, options)
+        server.operations.delete(configmaps, "ns-0", name, {}, options)
+
+
+async def child(count: int, profile: str, churned: int) -> None:
     """Serve `run KIND N` (the next N writes of KIND: answers their CPU seconds) until `quit`."""
     from pyop.apiserver.registry.operations import WriteOptions
     from pyop.testing import TestAPIServer
@@ -86,6 +103,7 @@ async def child(count: int, profile: str) -> None:
         namespaces = server.resources.lookup("", "v1", "namespaces")
         for n in range(NAMESPACES):
             server.operations.create(namespaces, "", {"metadata": {"name": f"ns-{n}"}}, WriteOptions())
+        churn(server, churned)
         import pyop
 
         table = writes(server, count)
@@ -118,11 +136,12 @@ async def child(count: int, profile: str) -> None:
 class Side:
     """One server child and its command channel."""
 
-    def __init__(self, pythonpath: str, count: int, profile: str) -> None:
+    def __init__(self, pythonpath: str, count: int, profile: str, churned: int) -> None:
         environment = dict(os.environ)
         if pythonpath:
             environment["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, environment.get("PYTHONPATH")]))
         command = [sys.executable, __file__, "--child", "--writes", str(count), "--profile", profile]
+        command += ["--churn", str(churned)]
         self.process = subprocess.Popen(
             command, env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -142,9 +161,9 @@ class Side:
         self.process.wait(timeout=60)
 
 
-def one_round(sides: dict[str, str], count: int, batch: int, profile: str) -> dict[str, dict[str, float]]:
+def one_round(sides: dict[str, str], count: int, batch: int, profile: str, churned: int) -> dict[str, dict[str, float]]:
     """CPU us per write, per side and kind, the sides writing ``batch`` at a time by turns."""
-    children = {name: Side(path, count, profile if name == "this" else "") for name, path in sides.items()}
+    children = {name: Side(path, count, profile if name == "this" else "", churned) for name, path in sides.items()}
     try:
         spent = {name: dict.fromkeys(KINDS, 0.0) for name in children}
         names = list(children)
@@ -171,10 +190,11 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=4000, help="objects, and writes of each kind")
     parser.add_argument("--batch", type=int, default=50, help="writes per turn")
     parser.add_argument("--profile", default="", help="cProfile this side's first child to this file")
+    parser.add_argument("--churn", type=int, default=0, help="ConfigMaps created and deleted first (not timed)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        asyncio.run(child(args.writes, args.profile))
+        asyncio.run(child(args.writes, args.profile, args.churn))
         return
     sides = {"this": str(Path(args.this).resolve()) if args.this else ""}
     if args.baseline:
@@ -182,7 +202,7 @@ def main() -> None:
     rounds: list[dict[str, dict[str, float]]] = []
     for number in range(args.rounds):
         print(f"round {number + 1}", flush=True)
-        costs = one_round(sides, args.writes, args.batch, args.profile if number == 0 else "")
+        costs = one_round(sides, args.writes, args.batch, args.profile if number == 0 else "", args.churn)
         rounds.append(costs)
         for kind in KINDS:
             line = "  ".join(f"{name} {costs[name][kind]:6.1f}" for name in costs)
