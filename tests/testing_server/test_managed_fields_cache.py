@@ -68,3 +68,17 @@ def test_the_cache_evicts_the_oldest_and_a_use_takes_an_entry_out(monkeypatch: p
     for entries in lists[3:]:
         manager._remember(entries, marked)
     assert [entries for entries, _ in manager._decoded.values()] == [lists[2], lists[3], lists[4]]
+
+
+async def test_deleted_objects_leave_the_cache(server: TestAPIServer) -> None:
+    configmaps = server.resources.lookup("", "v1", "configmaps")
+    ops = server.operations
+    cache = ops.field_manager._decoded
+    before = len(cache)
+    for name in ("a", "b", "c"):
+        ops.create(configmaps, "default", configmap(name), WriteOptions(field_manager="creator"))
+    ops.patch(configmaps, "default", "b", MERGE_PATCH, {"data": {"z": "1"}}, WriteOptions(field_manager="patcher"))
+    assert len(cache) == before + 3
+    for name in ("a", "b", "c"):
+        ops.delete(configmaps, "default", name, {}, WriteOptions())
+    assert len(cache) == before

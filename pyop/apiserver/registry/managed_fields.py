@@ -129,6 +129,13 @@ class FieldManager:
             cache.popitem(last=False)  # the oldest: most objects are written again soon or not at all
         cache[id(entries)] = (entries, managers)
 
+    def forget(self, entries: Any) -> None:
+        """A deleted object's managedFields leave the cache (else they stay until evicted, and create/delete churn
+        fills it with the dead)."""
+        cached = self._decoded.get(id(entries))
+        if cached is not None and cached[0] is entries:
+            del self._decoded[id(entries)]
+
     def updated(
         self,
         resource_type: ResourceType,

@@ -1198,5 +1198,9 @@ class Operations:
         self, resource_type: ResourceType, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None
     ) -> None:
         self.store.commit(resource_type.storage_key, event_type, obj, prev)
+        if event_type == "DELETED":
+            for gone in (obj, prev):
+                if gone is not None:
+                    self.field_manager.forget(gone["metadata"].get("managedFields"))
         if self.on_commit is not None:
             self.on_commit(resource_type, event_type, obj, prev)
