@@ -16,9 +16,9 @@ and prints the median.
     python bench/bench_registry_writes.py --baseline /tmp/base [--rounds 3] [--writes 4000] [--batch 50]
 
 `--churn N`: before the timed writes, each child creates and deletes N ConfigMaps (each write with managedFields),
-as a long-lived `pyop test-server` or a long test suite on one server does; the field manager's cache of decoded
-managedFields keeps a deleted object's entry until it is evicted, so with N over its size (65,536) every timed
-write also evicts one (e.g. `--churn 70000 --rounds 1`: d9c2dfc evicted from the front of a plain dict).
+as a long-lived `pyop test-server` or a long test suite on one server does. Up to d9c2dfc the field manager's cache
+of decoded managedFields kept a deleted object's entry until it was evicted, so with N over its size (65,536) every
+timed write there also evicted one, from the front of a plain dict (e.g. `--baseline <d9c2dfc> --churn 70000`).
 
 Without --baseline: this checkout alone. `--profile FILE`: cProfile this side's first child (all kinds). Prints
 figures; asserts nothing.

@@ -38,8 +38,8 @@ class FieldManager:
         # Stored managedFields lists decoded, by identity (they are never changed in place and are shared by
         # every version that did not change them); the list itself is kept so that its id stays its own. An
         # OrderedDict, oldest first: evicting from the front of a plain dict (``next(iter(d))``) scans the
-        # deleted slots left there since its last resize, ~54 us a write once the cache is full (a long-lived
-        # server, or create/delete churn: a deleted object's entry stays until evicted).
+        # deleted slots left there since its last resize (21 us a remember once the cache was full, against
+        # 3.6 us). A deleted object's entry leaves at once (``forget``).
         self._decoded: OrderedDict[int, tuple[Any, mf.Managers]] = OrderedDict()
 
     def schema(self, resource_type: ResourceType) -> mf.Type:
