@@ -1,0 +1,37 @@
+"""An aggregated API server's TLS negotiates as kube-apiserver's Go crypto/tls does, as the test server's does
+(tests/testing_server/test_serving_tls.py): TLS_AES_128_GCM_SHA256 preferred in TLS 1.3 over OpenSSL's
+TLS_AES_256_GCM_SHA384, with client certificates still requested."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+
+from pyop.apiserver import AggregatedServer
+
+
+async def _negotiated(server: AggregatedServer) -> tuple[str, str, bytes]:
+    """(TLS version, cipher suite, the answer's status line) of one request on a new connection, from a client
+    that offers OpenSSL's TLS 1.3 order and trusts anything (the suite is what is checked here)."""
+    client = ssl.create_default_context()
+    client.check_hostname = False
+    client.verify_mode = ssl.CERT_NONE
+    assert [c["name"] for c in client.get_ciphers()][0] == "TLS_AES_256_GCM_SHA384"
+    host, port = server.url.removeprefix("https://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port), ssl=client)
+    try:
+        name, version, _ = writer.get_extra_info("ssl_object").cipher()
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        answer = await asyncio.wait_for(reader.read(), 10)
+        return version, name, answer.split(b"\r\n", 1)[0]
+    finally:
+        writer.close()
+
+
+async def test_tls13_prefers_aes_128_gcm_and_sends_one_ticket(server: AggregatedServer) -> None:
+    version, suite, status_line = await _negotiated(server)
+    assert (version, suite) == ("TLSv1.3", "TLS_AES_128_GCM_SHA256")
+    assert status_line.startswith(b"HTTP/1.1 ")
+    context = server.ssl_context()
+    assert context.num_tickets == 1
+    assert context.verify_mode in (ssl.CERT_NONE, ssl.CERT_OPTIONAL)  # certificates requested, not required
