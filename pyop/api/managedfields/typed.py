@@ -8,6 +8,7 @@ unchanged subtree with their inputs (stored objects are shared between versions,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pyop.api.managedfields.fieldpath import (
@@ -215,27 +216,40 @@ def merge(live: Any, applied: Any, t: Type) -> Any:
         if element not in incoming:
             order.append(element)
         incoming[element] = item
-    result: list[Any] = []
+    result, seen, same = _merged_items(
+        t, live, incoming, lambda item, element: merge(item, incoming[element], element_type)
+    )
+    added = [incoming[element] for element in order if element not in seen]
+    if same and not added:
+        return live
+    result.extend(added)
+    return result
+
+
+def _merged_items(
+    t: Type, live: list[Any], incoming: dict[str, Any], merge_one: Callable[[Any, str], Any]
+) -> tuple[list[Any], set[str], bool]:
+    """A map list's or set's live items, each one whose key the configuration has (``incoming``, by element) merged
+    with it by ``merge_one(item, element)``; the first live item of a key only, and an item whose key cannot be
+    read kept as it is, as structured-merge-diff's merge does. Returns the items, the keys paired and whether
+    every merge returned its live item (then the live list itself can stand)."""
+    merged: list[Any] = []
     seen: set[str] = set()
     same = True
     for index, item in enumerate(live):
         try:
             element = item_element(t, index, item)
         except SchemaError:
-            result.append(item)
+            merged.append(item)
             continue
         if element in incoming and element not in seen:
             seen.add(element)
-            merged = merge(item, incoming[element], element_type)
-            same = same and merged is item
-            result.append(merged)
+            merged_item = merge_one(item, element)
+            same = same and merged_item is item
+            merged.append(merged_item)
         else:
-            result.append(item)
-    added = [incoming[element] for element in order if element not in seen]
-    if same and not added:
-        return live
-    result.extend(added)
-    return result
+            merged.append(item)
+    return merged, seen, same
 
 
 class Comparison:
@@ -397,28 +411,19 @@ def _merge_list(
             raise SchemaError(f"duplicate entries for key {_printable(element)}")
         incoming[element] = item
         node[element] = {}  # its place, in the configuration's order (filled in below)
-    merged: list[Any] = []
-    seen: set[str] = set()
-    same = True
-    for index, item in enumerate(live):
-        try:
-            element = item_element(t, index, item)
-        except SchemaError:
-            merged.append(item)  # merge keeps an item it cannot place, and compare pairs it with itself
-            continue
-        if element in incoming and element not in seen:
-            seen.add(element)
-            below: FieldSet = {}
-            merged_item = _merge_walk(item, incoming[element], element_type, (*path, element), result, below)
-            node[element] = make(True, below)
-            same = same and merged_item is item
-            merged.append(merged_item)
-        else:
-            merged.append(item)
+
+    def merge_one(item: Any, element: str) -> Any:
+        below: FieldSet = {}
+        merged_item = _merge_walk(item, incoming[element], element_type, (*path, element), result, below)
+        node[element] = make(True, below)
+        return merged_item
+
+    # An item merge cannot place stays as it is, and compare pairs it with itself.
+    merged, seen, same = _merged_items(t, live, incoming, merge_one)
     if len(seen) < len(incoming):
         for element, item in incoming.items():
             if element not in seen:
-                below = {}
+                below: FieldSet = {}
                 merged.append(_merge_walk(_MISSING, item, element_type, (*path, element), result, below))
                 node[element] = make(True, below)
         return merged
