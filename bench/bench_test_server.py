@@ -10,9 +10,12 @@ so every write is pruned, defaulted and validated).
    with a new value, so ownership, removal and conflict checks all run), sent by `--concurrency` workers on
    kept-alive connections. Per write kind: the rate, the server's CPU seconds, request latency (p50, p99, max)
    and the server's garbage-collection pauses (the longest, how many took over 20 ms, full collections).
-   The client is bare aiohttp with pre-encoded bodies so that it costs as little as possible; still, on a small
-   machine client and server share the CPU, so the server's own CPU seconds are printed too and "server CPU"
-   is the rate the server could sustain if the client cost nothing.
+   The client (`--client lean`, bench/lean_http_client.py) writes pre-encoded requests and reads status and body
+   only, so that it costs as little as possible; still, on a small machine client and server share the CPU, so
+   the server's own CPU seconds are printed too ("server CPU": the rate the server could sustain if the client
+   cost nothing) with how busy the server was. A server that waits for requests (busy well under 100%) answers
+   them one per event-loop turn and its CPU per write grows: `--client aiohttp` (aiohttp's ClientSession, this
+   benchmark's client until 2026-12-03) left this checkout's server ~25% idle while the baseline's was busy.
 2. writes in process: the same four writes through the server's Python API in the child (no HTTP): the registry
    and admission alone.
 3. watch fan-out: 1 and then 10 watch streams are opened on the Widgets; the child applies `--events` merge patches
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import gc
 import json
@@ -43,13 +47,14 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_informer import CRD, GROUP, small_object  # noqa: E402 - the same Widget kind as the informer benchmark
+from lean_http_client import LeanHTTPClient  # noqa: E402
 
 NAMESPACES = 10
 MERGE = "application/merge-patch+json"
@@ -314,26 +319,51 @@ async def run_writes(
     p50, p99 = latencies[len(latencies) // 2], latencies[min(len(latencies) - 1, len(latencies) * 99 // 100)]
     print(
         f"http {label}: {count} in {elapsed:.3f} s = {count / elapsed:,.0f} writes/s "
-        f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second); "
+        f"(server CPU {server_cpu:.3f} s = {count / server_cpu:,.0f} writes per server CPU second, "
+        f"server busy {server_cpu / elapsed:.0%}); "
         f"latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms; {pauses}"
     )
     longest, collecting = pauses.split("longest pause ", 1)[1].split()[0:3:2]
     return Result(label, count / server_cpu, p99 * 1000, float(longest), float(collecting.lstrip("(")))
 
 
-async def http_writes(child: Child, session: Any, count: int, concurrency: int) -> list[Result]:
+Requester = Callable[[str, str, bytes, dict[str, str]], Awaitable[tuple[int, bytes]]]  # (status, body)
+
+
+@contextlib.asynccontextmanager
+async def requester(child: Child, client: str, concurrency: int) -> AsyncIterator[Requester]:
+    """How the write workers send: ``lean`` (bench/lean_http_client.py: cheap enough that the server is the busy
+    side) or ``aiohttp`` (its ClientSession, as this benchmark sent before: the client can be the limit)."""
+    if client == "lean":
+        lean = LeanHTTPClient(child.url)
+        try:
+            yield lean.request
+        finally:
+            lean.close()
+        return
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=concurrency + 16)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def request(method: str, url_path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+            async with session.request(method, child.url + url_path, data=body, headers=headers) as response:
+                return response.status, await response.read()
+
+        yield request
+
+
+async def http_writes(child: Child, request: Requester, count: int, concurrency: int) -> list[Result]:
     headers = {"Authorization": f"Bearer {child.token}", "Content-Type": "application/json"}
     patch_headers = {**headers, "Content-Type": MERGE}
-    url = child.url
     names = [(f"ns-{i % NAMESPACES}", f"widget-{i:05d}") for i in range(count)]
     versions: list[str] = [""] * count
 
     async def send(method: str, path: str, body: bytes, request_headers: dict[str, str]) -> dict[str, Any]:
-        async with session.request(method, url + path, data=body, headers=request_headers) as response:
-            raw = await response.read()
-            if response.status >= 300:
-                raise RuntimeError(f"{method} {path}: {response.status} {raw[:300]!r}")
-            return json.loads(raw)  # type: ignore[no-any-return]
+        status, raw = await request(method, path, body, request_headers)
+        if status >= 300:
+            raise RuntimeError(f"{method} {path}: {status} {raw[:300]!r}")
+        return json.loads(raw)  # type: ignore[no-any-return]
 
     async def create(i: int) -> None:
         body = json.dumps(small_object(i)).encode()
@@ -417,12 +447,13 @@ async def watch_fan_out(child: Child, session: Any, watchers: int, events: int, 
     )
 
 
-async def measure(child: Child, writes: int, concurrency: int, events: int) -> None:
+async def measure(child: Child, writes: int, concurrency: int, events: int, client: str) -> None:
     import aiohttp
 
+    async with requester(child, client, concurrency) as request:
+        await http_writes(child, request, writes, concurrency)
     connector = aiohttp.TCPConnector(limit=concurrency + 16)
     async with aiohttp.ClientSession(connector=connector) as session:
-        await http_writes(child, session, writes, concurrency)
         rates = json.loads(await child.ask(f"inproc {writes}"))
         for label, rate in rates.items():
             print(f"in process {label}: {rate:,.0f} writes/s (Python API, no HTTP)")
@@ -431,15 +462,20 @@ async def measure(child: Child, writes: int, concurrency: int, events: int) -> N
 
 
 async def compare(
-    baseline: str, rounds: int, writes: int, concurrency: int, profile_dir: str, loop: str, baseline_loop: str = ""
+    baseline: str,
+    rounds: int,
+    writes: int,
+    concurrency: int,
+    profile_dir: str,
+    loop: str,
+    baseline_loop: str = "",
+    client: str = "lean",
 ) -> None:
     """A/B: `rounds` rounds, each a fresh child from the baseline's pyop and one from this checkout's, in
     alternating order (A B, B A, ...) so that a machine getting busier or quieter weighs on both alike; then per
     write kind the median writes per server CPU second of each, their ratio, and this checkout's p99 and longest GC
     pause (the worst of its rounds). ``loop``: this checkout's children's event loop; ``baseline_loop``: the
-    baseline's (empty: the same)."""
-    import aiohttp
-
+    baseline's (empty: the same); ``client``: see `requester`."""
     runs: dict[str, list[list[Result]]] = {"baseline": [], "this": []}
     for number in range(rounds):
         order = ["baseline", "this"] if number % 2 == 0 else ["this", "baseline"]
@@ -449,9 +485,8 @@ async def compare(
             try:
                 shown = "" if baseline_loop in ("", loop) else f", {side_loop}"
                 print(f"--- round {number + 1}, {side} (pyop from {Path(child.pyop).parent.parent}{shown})", flush=True)
-                connector = aiohttp.TCPConnector(limit=concurrency + 16)
-                async with aiohttp.ClientSession(connector=connector) as session:
-                    runs[side].append(await http_writes(child, session, writes, concurrency))
+                async with requester(child, client, concurrency) as request:
+                    runs[side].append(await http_writes(child, request, writes, concurrency))
             finally:
                 child.stop()
     loops = (
@@ -461,7 +496,7 @@ async def compare(
     )
     print(
         f"\nwrites per server CPU second, median of {rounds} rounds ({writes} writes each, {concurrency} in flight, "
-        f"{loops})"
+        f"{loops}, the {client} client)"
     )
     print(f"{'write':<14} {'baseline':>9} {'this':>9} {'ratio':>6} {'p99 ms':>7} {'GC max ms':>9} {'of it CPU':>9}")
     for index, label in enumerate(result.label for result in runs["this"][0]):
@@ -497,6 +532,13 @@ def main() -> None:
         default="",
         help="with --baseline: the baseline server's event loop (default: --loop's)",
     )
+    parser.add_argument(
+        "--client",
+        choices=("lean", "aiohttp"),
+        default="lean",
+        help="the write workers' HTTP client: lean (bench/lean_http_client.py, the server is the busy side) or "
+        "aiohttp's ClientSession (as before 2026-12-03: it can leave the server waiting)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -516,12 +558,13 @@ def main() -> None:
                 args.profile,
                 args.loop,
                 args.baseline_loop,
+                args.client,
             )
         )
         return
     child = Child(profile_dir=args.profile, loop=args.loop)
     try:
-        asyncio.run(measure(child, args.writes, args.concurrency, args.events))
+        asyncio.run(measure(child, args.writes, args.concurrency, args.events, args.client))
     finally:
         child.stop()
 
