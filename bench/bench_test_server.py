@@ -15,7 +15,7 @@ so every write is pruned, defaulted and validated).
    the server's own CPU seconds are printed too ("server CPU": the rate the server could sustain if the client
    cost nothing) with how busy the server was. A server that waits for requests (busy well under 100%) answers
    them one per event-loop turn and its CPU per write grows: `--client aiohttp` (aiohttp's ClientSession, this
-   benchmark's client until 2026-12-03) left this checkout's server ~25% idle while the baseline's was busy.
+   benchmark's client until 2026-12-03) left this checkout's server 20-30% idle while the baseline's was busy.
 2. writes in process: the same four writes through the server's Python API in the child (no HTTP): the registry
    and admission alone.
 3. watch fan-out: 1 and then 10 watch streams are opened on the Widgets; the child applies `--events` merge patches

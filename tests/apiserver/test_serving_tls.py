@@ -4,8 +4,9 @@ TLS_AES_256_GCM_SHA384, with client certificates still requested."""
 
 from __future__ import annotations
 
-import asyncio
 import ssl
+
+from testing_server.helpers import tls_exchange
 
 from pyop.apiserver import AggregatedServer
 
@@ -17,15 +18,8 @@ async def _negotiated(server: AggregatedServer) -> tuple[str, str, bytes]:
     client.check_hostname = False
     client.verify_mode = ssl.CERT_NONE
     assert [c["name"] for c in client.get_ciphers()][0] == "TLS_AES_256_GCM_SHA384"
-    host, port = server.url.removeprefix("https://").rsplit(":", 1)
-    reader, writer = await asyncio.open_connection(host, int(port), ssl=client)
-    try:
-        name, version, _ = writer.get_extra_info("ssl_object").cipher()
-        writer.write(b"GET /healthz HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
-        answer = await asyncio.wait_for(reader.read(), 10)
-        return version, name, answer.split(b"\r\n", 1)[0]
-    finally:
-        writer.close()
+    version, suite, answer = await tls_exchange(server.url, client)
+    return version, suite, answer.split(b"\r\n", 1)[0]
 
 
 async def test_tls13_prefers_aes_128_gcm_and_sends_one_ticket(server: AggregatedServer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -17,6 +18,21 @@ GUARD = 10.0  # seconds: only a failure guard, never an expectation
 def connector(server: Any) -> aiohttp.TCPConnector:
     """A connector that trusts the test server's certificate (plain http needs none)."""
     return aiohttp.TCPConnector(ssl=server.ssl_context() or True)
+
+
+async def tls_exchange(url: str, context: ssl.SSLContext) -> tuple[str, str, bytes]:
+    """(TLS version, cipher suite, whole answer) of one unauthenticated ``GET /healthz`` on a new connection to the
+    ``https://host:port`` server ``url``, through ``context``."""
+    host, port = url.removeprefix("https://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port), ssl=context, server_hostname=host)
+    try:
+        ssl_object = writer.get_extra_info("ssl_object")
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        answer = await asyncio.wait_for(reader.read(), GUARD)
+        name, version, _ = ssl_object.cipher()
+        return version, name, answer
+    finally:
+        writer.close()
 
 
 def official_client(server: Any, token: str | None = None) -> Any:

@@ -3,7 +3,6 @@ TLS 1.3, one session ticket per handshake; clients offering only other suites, o
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import ssl
 import tempfile
@@ -14,23 +13,9 @@ import pytest
 
 from pyop.apiserver.server import tls
 from pyop.testing import TestAPIServer
+from testing_server.helpers import tls_exchange
 
 _NEW_SESSION_TICKET = 4  # the handshake message type (RFC 8446 4; ssl's private _TLSMessageType.NEWSESSION_TICKET)
-_HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-
-
-async def _exchange(server: TestAPIServer, context: ssl.SSLContext) -> tuple[str, str, bytes]:
-    """(TLS version, cipher suite, answer) of one unauthenticated request on a new connection."""
-    host, port = server.url.removeprefix("https://").rsplit(":", 1)
-    reader, writer = await asyncio.open_connection(host, int(port), ssl=context, server_hostname=host)
-    try:
-        ssl_object = writer.get_extra_info("ssl_object")
-        writer.write(_HEALTHZ)
-        answer = await asyncio.wait_for(reader.read(), 10)
-        name, version, _ = ssl_object.cipher()
-        return version, name, answer
-    finally:
-        writer.close()
 
 
 def _client(server: TestAPIServer) -> ssl.SSLContext:
@@ -54,7 +39,7 @@ def _only_tls13_suites(context: ssl.SSLContext, suites: str) -> None:
 async def test_tls13_prefers_aes_128_gcm_as_go_servers_do(server: TestAPIServer) -> None:
     client = _client(server)  # offers OpenSSL's order: TLS_AES_256_GCM_SHA384 first
     assert [c["name"] for c in client.get_ciphers()][0] == "TLS_AES_256_GCM_SHA384"
-    version, suite, answer = await _exchange(server, client)
+    version, suite, answer = await tls_exchange(server.url, client)
     assert (version, suite) == ("TLSv1.3", "TLS_AES_128_GCM_SHA256")
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\nok")
 
@@ -69,7 +54,7 @@ async def test_one_session_ticket_per_handshake(server: TestAPIServer) -> None:
 
     client._msg_callback = count  # type: ignore[attr-defined]  # noqa: SLF001 - CPython's message hook
     for connections in (1, 2):
-        await _exchange(server, client)
+        await tls_exchange(server.url, client)
         assert len(tickets) == connections
 
 
@@ -77,7 +62,7 @@ async def test_one_session_ticket_per_handshake(server: TestAPIServer) -> None:
 async def test_a_client_offering_only_another_tls13_suite_gets_it(server: TestAPIServer, suite: str) -> None:
     client = _client(server)
     _only_tls13_suites(client, suite)
-    version, negotiated, answer = await _exchange(server, client)
+    version, negotiated, answer = await tls_exchange(server.url, client)
     assert (version, negotiated) == ("TLSv1.3", suite)
     assert answer.endswith(b"ok")
 
@@ -85,7 +70,7 @@ async def test_a_client_offering_only_another_tls13_suite_gets_it(server: TestAP
 async def test_a_tls12_client_still_connects(server: TestAPIServer) -> None:
     client = _client(server)
     client.maximum_version = ssl.TLSVersion.TLSv1_2
-    version, suite, answer = await _exchange(server, client)
+    version, suite, answer = await tls_exchange(server.url, client)
     assert version == "TLSv1.2" and suite.startswith("ECDHE-ECDSA-")
     assert answer.endswith(b"ok")
 
