@@ -6,21 +6,15 @@ has unsent. Driven through in-memory transports, so each write is seen as it hap
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from aiohttp import web
+from generic_apiserver.transport_server import AUTH, transport_test_server
 
-from pyop.apiserver.authentication.authenticator import TokenAuthenticator
-from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.transport import LeanConnection, LeanServer
-from pyop.apiserver.registry.operations import Operations
-from pyop.apiserver.registry.resources import ResourceRegistry, types_from_crd
-from pyop.apiserver.server.generic import GenericAPIServer
-from pyop.apiserver.storage.store import Store
-from pyop.testing.crds import schemaless_crd
 
-TOKEN = "t0ken"
+T = TypeVar("T")
 
 
 class _Memory(asyncio.Transport):
@@ -60,39 +54,18 @@ class _Memory(asyncio.Transport):
         return 0
 
 
-def _api() -> GenericAPIServer:
-    crd = schemaless_crd("example.com", "Gadget", "gadgets", scope="Cluster")
-    operations = Operations(
-        Store(100),
-        ResourceRegistry(types_from_crd(crd)),
-        clock=lambda: datetime(2026, 1, 1, tzinfo=UTC),
-        users={},
-        bookmark_interval=1.0,
-    )
-    api = GenericAPIServer(
-        operations,
-        authenticator=TokenAuthenticator({TOKEN: UserInfo("admin")}),
-        version={"major": "1", "minor": "0", "gitVersion": "v1.0.0"},
-    )
-
-    async def big(request: web.BaseRequest) -> web.StreamResponse:
-        return web.Response(body=b"x" * 100_000, content_type="text/plain")
-
-    async def wait(request: web.BaseRequest) -> web.StreamResponse:
-        await asyncio.sleep(0.01)
-        return web.Response(text="waited")
-
-    api.add_path("/big", big, public=True)
-    api.add_path("/wait", wait, public=True)
-    return api
+async def _slow(request: web.BaseRequest) -> web.StreamResponse:
+    await asyncio.sleep(0.01)  # longer than the loop turns a test waits for the answers before it
+    return web.Response(text="waited")
 
 
 def _request(path: str, method: str = "GET", headers: str = "") -> bytes:
-    return f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n{headers}\r\n".encode()
+    return f"{method} {path} HTTP/1.1\r\nHost: localhost\r\n{AUTH}{headers}\r\n".encode()
 
 
 def _connections(count: int) -> tuple[list[LeanConnection], list[_Memory]]:
-    api = _api()
+    api = transport_test_server()
+    api.add_path("/slow", _slow, public=True)
     lean = LeanServer(api.handle, request_factory=api._make_request, access_log=None)  # noqa: SLF001
     connections, memories = [], []
     for _ in range(count):
@@ -103,16 +76,25 @@ def _connections(count: int) -> tuple[list[LeanConnection], list[_Memory]]:
     return connections, memories
 
 
+async def _in_a_read_callback(work: Callable[[], T]) -> T:
+    """``work()`` run as a socket's read runs: in a loop callback, outside any task; its result once that turn
+    is over."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def run() -> None:
+        try:
+            done.set_result(work())
+        except Exception as error:  # the test fails with it (not the loop's exception handler)
+            done.set_exception(error)
+
+    loop.call_soon(run)
+    return await done
+
+
 async def _read(connection: LeanConnection, data: bytes) -> None:
-    """``data`` arrives as a socket's read does: in a loop callback, outside any task; returns after that turn."""
-    done = asyncio.get_running_loop().create_future()
-
-    def received() -> None:
-        connection.data_received(data)
-        done.set_result(None)
-
-    asyncio.get_running_loop().call_soon(received)
-    await done
+    """``data`` arrives in one read."""
+    await _in_a_read_callback(lambda: connection.data_received(data))
 
 
 async def _turns(count: int = 3) -> None:
@@ -126,17 +108,13 @@ def _statuses(memory: _Memory) -> list[bytes]:
 
 async def test_requests_read_in_one_turn_are_answered_after_it_and_written_together() -> None:
     (first, second), (one, two) = _connections(2)
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
 
-    def both_read() -> None:
+    def both_read() -> tuple[list[bytes], list[bytes]]:
         first.data_received(_request("/version"))
         second.data_received(_request("/version") + _request("/nowhere"))  # two pipelined requests
-        # nothing is answered within the reads
-        done.set_result((list(one.writes), list(two.writes)))
+        return list(one.writes), list(two.writes)  # nothing is answered within the reads
 
-    loop.call_soon(both_read)
-    assert await done == ([], [])
+    assert await _in_a_read_callback(both_read) == ([], [])
     await _turns()
     assert _statuses(one) == [b"200 OK"]
     assert len(two.writes) == 1  # both answers of the pipelined pair in one write, in order
@@ -163,7 +141,7 @@ async def test_a_plain_answer_before_a_streamed_head_and_a_close() -> None:
 
 async def test_an_answer_made_after_a_wait_is_written_in_the_next_turn() -> None:
     (connection,), (memory,) = _connections(1)
-    await _read(connection, _request("/version") + _request("/wait") + _request("/version"))
+    await _read(connection, _request("/version") + _request("/slow") + _request("/version"))
     await _turns()
     assert _statuses(memory) == [b"200 OK"]  # the second waits
     for _ in range(100):
@@ -176,16 +154,12 @@ async def test_an_answer_made_after_a_wait_is_written_in_the_next_turn() -> None
 
 async def test_a_malformed_request_read_after_a_good_one_gets_its_400_after_the_good_answer() -> None:
     (connection,), (memory,) = _connections(1)
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
 
     def two_reads() -> None:  # one turn, two reads (a malformed request in one read alone refuses all of it)
         connection.data_received(_request("/version"))
         connection.data_received(b"GET /version HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n")
-        done.set_result(None)
 
-    loop.call_soon(two_reads)
-    await done
+    await _in_a_read_callback(two_reads)
     await _turns()
     raw = b"".join(memory.writes)
     assert raw.startswith(b"HTTP/1.1 200 OK\r\n") and raw.index(b"HTTP/1.0 400 Bad Request\r\n") > 0
@@ -194,17 +168,13 @@ async def test_a_malformed_request_read_after_a_good_one_gets_its_400_after_the_
 
 async def test_a_connection_lost_before_its_turn_writes_nothing() -> None:
     (lost, kept), (gone, memory) = _connections(2)
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
 
     def read_then_lose() -> None:
         lost.data_received(_request("/version"))
         kept.data_received(_request("/version"))
         lost.connection_lost(ConnectionResetError("reset"))
-        done.set_result(None)
 
-    loop.call_soon(read_then_lose)
-    await done
+    await _in_a_read_callback(read_then_lose)
     await _turns()
     assert gone.writes == []
     assert _statuses(memory) == [b"200 OK"]
@@ -212,16 +182,13 @@ async def test_a_connection_lost_before_its_turn_writes_nothing() -> None:
 
 async def test_the_server_closing_a_connection_writes_what_it_has_unsent_first() -> None:
     (connection,), (memory,) = _connections(1)
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
 
-    def answer_then_close() -> None:
+    def answer_then_close() -> list[bytes]:
         connection.data_received(_request("/version"))
         connection.answer()  # as the next turn does: the answer is made, not yet written
         unsent = list(memory.writes)
         connection.close()
-        done.set_result(unsent)
+        return unsent
 
-    loop.call_soon(answer_then_close)
-    assert await done == []
+    assert await _in_a_read_callback(answer_then_close) == []
     assert memory.events == ["write", "close"] and _statuses(memory) == [b"200 OK"]
