@@ -101,7 +101,8 @@ async def test_kubectl_create_apply_and_get_all(kubectl: Kubectl, server: TestAP
     sections = (await kubectl("get", "all", "-A")).stdout.strip().split("\n\n")
     services, deployments = table(sections[0]), table(sections[1])
     assert services[0] == ["NAMESPACE", "NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
-    assert services[1][:3] == ["default", "service/web", "ClusterIP"] and services[1][4:6] == ["<none>", "80/TCP"]
+    assert services[1][:6] == ["default", "service/kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
+    assert services[2][:3] == ["default", "service/web", "ClusterIP"] and services[2][4:6] == ["<none>", "80/TCP"]
     assert deployments[0] == ["NAMESPACE", "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
     assert deployments[1][:5] == ["default", "deployment.apps/web", "0/3", "0", "0"]
 
