@@ -176,10 +176,7 @@ def _peak_rss_mb(pid: int) -> float:
 async def measure(
     server: Any, contender: str, namespace: str, objects: int, workers: int, scratch: Path
 ) -> dict[str, Any]:
-    env = {**os.environ, "KUBECONFIG": str(server.kubeconfig_path), "PYTHONUNBUFFERED": "1", **bytecode_env()}
-    if contender == "pyop-base":
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_baseline_tree, env.get("PYTHONPATH", "")]))
-    env = {key: value for key, value in env.items() if value}
+    env = process_env(baseline=contender == "pyop-base", KUBECONFIG=str(server.kubeconfig_path), PYTHONUNBUFFERED="1")
     if contender == "kopf":
         operator = scratch / "kopf_operator.py"
         operator.write_text(KOPF_OPERATOR)
@@ -304,16 +301,23 @@ def bytecode_env() -> dict[str, str]:
     return {"PYTHONPYCACHEPREFIX": _bytecode_dir, "PYTHONDONTWRITEBYTECODE": ""}
 
 
+def process_env(*, baseline: bool = False, **extra: str) -> dict[str, str]:
+    """The environment of a process the benchmark starts: this one's, ``extra``, the bytecode cache, and with
+    ``baseline`` the baseline checkout first on PYTHONPATH; variables left empty are dropped."""
+    env = {**os.environ, **extra, **bytecode_env()}
+    if baseline:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_baseline_tree, env.get("PYTHONPATH", "")]))
+    return {key: value for key, value in env.items() if value}
+
+
 def warm_bytecode() -> None:
     imports = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import widget_operator, kopf, "
         "pyop.manager, pyop.controller, pyop.client.kubeconfig, kubernetes_asyncio.config"
     )
-    env = {key: value for key, value in {**os.environ, **bytecode_env()}.items() if value}
-    subprocess.run([sys.executable, "-c", imports], env=env, check=True)
+    subprocess.run([sys.executable, "-c", imports], env=process_env(), check=True)
     if _baseline_tree:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_baseline_tree, env.get("PYTHONPATH", "")]))
-        subprocess.run([sys.executable, "-c", imports], env=env, check=True)
+        subprocess.run([sys.executable, "-c", imports], env=process_env(baseline=True), check=True)
 
 
 async def drive(objects: int, workers: int, contenders: list[str], runs: int) -> None:
@@ -398,9 +402,8 @@ _FLOOR = "import asyncio, ssl\nfrom pydantic import BaseModel\nclass Floor(BaseM
 
 async def startup_floor() -> float:
     """Seconds from spawning a Python process that imports only `_FLOOR` until it exits (bytecode cached)."""
-    env = {key: value for key, value in {**os.environ, **bytecode_env()}.items() if value}
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(sys.executable, "-c", _FLOOR, env=env)
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", _FLOOR, env=process_env())
     await process.wait()
     return time.monotonic() - started
 

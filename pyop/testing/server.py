@@ -213,7 +213,7 @@ class TestAPIServer(GenericAPIServer):
             if self.root_ca_config_maps:
                 self.controllers.root_ca.publish(self.certificate.certificate_pem.decode("ascii"))
         await self.listen("127.0.0.1", self.port, context)
-        self.controllers.kubernetes_service.serve(int(self.url.rsplit(":", 1)[1]))
+        self.controllers.kubernetes_service.serve(self.listening_port)
         self.kubeconfig_path = write_kubeconfig(self._tempdir / "kubeconfig", self.kubeconfig_dict())
         self.controllers.start()
         self.aggregator.start(self._tempdir)

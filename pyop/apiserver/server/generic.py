@@ -105,6 +105,7 @@ class GenericAPIServer:
         self.paths: dict[str, PathHandler] = {}
         self.public_paths: dict[str, PathHandler] = {}
         self.url = ""
+        self.listening_port = 0  # the port bound by `listen` (0 before it)
         self._runner: web.ServerRunner | None = None
         self._ssl_context: ssl.SSLContext | None = None
 
@@ -131,6 +132,7 @@ class GenericAPIServer:
         bound_host, bound_port = runner.addresses[0][:2]
         shown = "127.0.0.1" if bound_host in ("0.0.0.0", "::") else bound_host  # noqa: S104 - only the URL shown
         shown = f"[{shown}]" if ":" in shown else shown
+        self.listening_port = bound_port
         self.url = f"{'https' if ssl_context is not None else 'http'}://{shown}:{bound_port}"
         return self.url
 
@@ -146,7 +148,7 @@ class GenericAPIServer:
         """Listen on the same address and with the same TLS as before `stop_listening`."""
         if self._runner is None and self.url:
             host = self.url.split("://", 1)[1].rsplit(":", 1)[0].strip("[]")
-            await self.listen(host, int(self.url.rsplit(":", 1)[1]), self._ssl_context)
+            await self.listen(host, self.listening_port, self._ssl_context)
 
     async def stop(self) -> None:
         """Stop serving: watches end, the listener closes, the admission chain releases its connections."""
