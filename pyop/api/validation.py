@@ -7,6 +7,7 @@ and client can check a name before sending it.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Final
 
@@ -16,7 +17,10 @@ __all__ = [
     "LABEL_VALUE_MAX_LENGTH",
     "dns1123_label_problems",
     "dns1123_subdomain_problems",
+    "ip_problems",
     "label_value_problems",
+    "non_special_ip_problems",
+    "parse_ip",
     "qualified_name_problems",
 ]
 
@@ -134,4 +138,47 @@ def dns1123_subdomain_problems(value: str) -> list[str]:
         problems.append(max_length_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _SUBDOMAIN.fullmatch(value):
         problems.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
+    return problems
+
+
+IP_ADDRESS_MESSAGE: Final = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+_LINK_LOCAL_MULTICAST_V4: Final = ipaddress.ip_network("224.0.0.0/24")
+
+
+def parse_ip(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``value`` as Go's net.ParseIP reads it (an IPv4-mapped IPv6 address is its IPv4 address), else None."""
+    try:
+        ip = ipaddress.ip_address(value)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def ip_problems(value: str) -> list[str]:
+    """IsValidIP: whether ``value`` is an IPv4 or IPv6 address."""
+    return [] if parse_ip(value) is not None else [IP_ADDRESS_MESSAGE]
+
+
+def non_special_ip_problems(value: str) -> list[str]:
+    """ValidateNonSpecialIP (Endpoints, EndpointSlices, external IPs, the advertised address): unspecified,
+    loopback and link-local addresses are refused, since they mean nothing off the host or belong to the node."""
+    ip = parse_ip(value)
+    if ip is None:
+        return ["must be a valid IP address"]
+    problems = []
+    if ip.is_unspecified:
+        problems.append(f"may not be unspecified ({value})")
+    if ip.is_loopback:
+        problems.append("may not be in the loopback range (127.0.0.0/8, ::1/128)")
+    if ip.is_link_local:
+        problems.append("may not be in the link-local range (169.254.0.0/16, fe80::/10)")
+    link_local_multicast = (
+        ip in _LINK_LOCAL_MULTICAST_V4
+        if isinstance(ip, ipaddress.IPv4Address)
+        else ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 0x02
+    )
+    if link_local_multicast:
+        problems.append("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)")
     return problems

@@ -50,6 +50,7 @@ from pyop.testing.builtins.pod_subresources import PodLogs, bind, evict
 from pyop.testing.builtins.resource_proxy import NodeProxies, ResourceProxies
 from pyop.testing.builtins.strategy import BuiltinStrategy
 from pyop.testing.controllers.control_plane import Controllers
+from pyop.testing.controllers.kubernetes_service import check_advertise_address
 from pyop.testing.faults import FaultInjector
 from pyop.testing.kubeconfig import kubeconfig_dict, write_kubeconfig
 from pyop.testing.webhooks.dispatch import WebhookDispatcher
@@ -124,6 +125,7 @@ class TestAPIServer(GenericAPIServer):
         tls: bool = True,
         port: int = 0,
         root_ca_config_maps: bool = True,
+        advertise_address: str | None = None,
     ) -> None:
         """``kubernetes_version``: whose built-in kinds (definitions, defaults, generation rules) the server plays,
         by default the one the CRD generator embeds; any version the kubernetes-validate package bundles.
@@ -131,7 +133,11 @@ class TestAPIServer(GenericAPIServer):
         http); ``False`` serves plain http. ``port``: where to listen on 127.0.0.1 (0: any free port).
         ``root_ca_config_maps``: every namespace holds ConfigMap `kube-root-ca.crt`, as on a cluster (an operator
         that lists or prunes ConfigMaps meets it); ``False`` leaves it out, for tests of list semantics that
-        count ConfigMaps."""
+        count ConfigMaps. ``advertise_address``: kube-apiserver's ``--advertise-address``, the address the
+        `default/kubernetes` Endpoints and EndpointSlice hold (by default this host's address on its default
+        route, as kube-apiserver picks one; loopback is refused, as kube-apiserver refuses it)."""
+        if advertise_address is not None:
+            check_advertise_address(advertise_address)  # ValueError before anything is made
         self.tls = tls
         self.root_ca_config_maps = root_ca_config_maps
         self.port = port
@@ -174,7 +180,7 @@ class TestAPIServer(GenericAPIServer):
         )
         for path in _UNAUTHENTICATED_PATHS:
             self.add_path(path, _ok, public=True)
-        self.controllers = Controllers(self.operations)
+        self.controllers = Controllers(self.operations, advertise_address=advertise_address)
         self.controllers.on_webhooks_changed = self.webhooks.reload
         self.faults = FaultInjector(lambda: list(self.operations.watchers), self.store.compact)
         self.requests: list[RequestRecord] = []

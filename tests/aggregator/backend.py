@@ -96,6 +96,7 @@ class Backend:
     allowed_names: list[str]
     hosts: list[str]
     aggregated_discovery: bool = True
+    host: str = "127.0.0.1"  # where it listens (a pod's address on a cluster; an Endpoints may not hold loopback)
     seen: list[Seen] = field(default_factory=list)
     flunders: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     serving_ca: KeyPair | None = None
@@ -123,9 +124,9 @@ class Backend:
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", self._port, ssl_context=context).start()
+        await web.TCPSite(self._runner, self.host, self._port, ssl_context=context).start()
         self._port = self._runner.addresses[0][1]
-        self.url = f"https://127.0.0.1:{self._port}"
+        self.url = f"https://{self.host}:{self._port}"
 
     def remove_files(self) -> None:
         shutil.rmtree(self._folder, ignore_errors=True)

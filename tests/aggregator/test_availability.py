@@ -11,9 +11,10 @@ import pytest
 from testing_server.helpers import Api
 
 from aggregator.backend import GROUP, GROUP_VERSION, VERSION, Backend
-from aggregator.conftest import API_SERVICE, authentication_info
+from aggregator.conftest import API_SERVICE, authentication_info, new_backend
 from aggregator.helpers import condition, wait_for_condition
 from pyop.testing import TestAPIServer
+from pyop.testing.controllers.kubernetes_service import default_route_address
 from pyop.webhook.certificates.authority import issued_by
 
 FLUNDERS = f"/apis/{GROUP_VERSION}/namespaces/default/flunders"
@@ -138,7 +139,7 @@ async def test_unroutable_services_get_kube_aggregators_reasons(server: TestAPIS
         "/api/v1/namespaces/default/endpoints",
         {
             "metadata": {"name": "plain"},
-            "subsets": [{"notReadyAddresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": 1}]}],
+            "subsets": [{"notReadyAddresses": [{"ip": "10.0.0.9"}], "ports": [{"name": "https", "port": 1}]}],
         },
     )
     found = await wait_for_condition(server, "v1.plain.example.com", "False", "MissingEndpoints")
@@ -163,10 +164,23 @@ async def test_unroutable_services_get_kube_aggregators_reasons(server: TestAPIS
         assert (response.status, await response.text()) == (503, "service unavailable\n")
 
 
-async def test_endpoints_route_a_cluster_ip_service_as_aggregator_routing_does(
-    server: TestAPIServer, api: Api, backend: Backend
-) -> None:
-    """With --enable-aggregator-routing (there is no kube-proxy here), the Service's endpoint addresses are dialled."""
+async def test_endpoints_route_a_cluster_ip_service_as_aggregator_routing_does(server: TestAPIServer, api: Api) -> None:
+    """With --enable-aggregator-routing (there is no kube-proxy here), the Service's endpoint addresses are dialled.
+    An Endpoints may not hold a loopback address (422, as on a cluster), so the backend listens on this host's
+    address on its default route, as an aggregated server in a pod listens on the pod's address."""
+    address = default_route_address()
+    if address is None:
+        pytest.skip("this host has no address besides loopback for an Endpoints to hold")
+    backend = new_backend(server, host=address)
+    await backend.start()
+    try:
+        await _route_through_endpoints(server, api, backend, address)
+    finally:
+        await backend.stop()
+        backend.remove_files()
+
+
+async def _route_through_endpoints(server: TestAPIServer, api: Api, backend: Backend, address: str) -> None:
     assert backend.serving_ca is not None
     port = int(backend.url.rsplit(":", 1)[1])
     name = "v1alpha1-wardle-example-com"  # the name the backend's certificate carries (conftest)
@@ -174,11 +188,14 @@ async def test_endpoints_route_a_cluster_ip_service_as_aggregator_routing_does(
         "/api/v1/namespaces/default/services",
         {"metadata": {"name": name}, "spec": {"ports": [{"name": "https", "port": 443}]}},
     )
+    loopback = {"metadata": {"name": name}, "subsets": [{"addresses": [{"ip": "127.0.0.1"}]}]}
+    status, refused = await api.post("/api/v1/namespaces/default/endpoints", loopback)
+    assert status == 422 and refused["details"]["causes"][0]["field"] == "subsets[0].addresses[0].ip"
     await api.create_ok(
         "/api/v1/namespaces/default/endpoints",
         {
             "metadata": {"name": name},
-            "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": port}]}],
+            "subsets": [{"addresses": [{"ip": address}], "ports": [{"name": "https", "port": port}]}],
         },
     )
     body = _api_service(API_SERVICE, {"namespace": "default", "name": name, "port": 443})

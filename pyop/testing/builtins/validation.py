@@ -5,7 +5,9 @@ Metadata (apimachinery's ValidateObjectMeta, for custom resources too): label ke
 and their total size, owner references (apiVersion, kind, name and uid must be set; one controller at most).
 Kinds (pkg/apis/*/validation): a Deployment, ReplicaSet, StatefulSet or DaemonSet needs a non-empty selector
 that matches its pod template's labels, and the selector cannot change; its pod template needs containers, with
-unique names; a ConfigMap or Secret marked `immutable: true` keeps its data and the mark. Each problem is one
+unique names; a ConfigMap or Secret marked `immutable: true` keeps its data and the mark; the addresses of
+Endpoints and EndpointSlices are IPs that are not loopback, link-local or unspecified (ValidateNonSpecialIP: an
+operator writing `127.0.0.1` there is refused on every cluster). Each problem is one
 `StatusCause`; the operation answers them together as one 422, as kube-apiserver does.
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 from pyop.api.selectors import labels_match, parse_label_selector, selector_from_label_selector
 from pyop.api.status import StatusCause
-from pyop.api.validation import dns1123_label_problems
+from pyop.api.validation import dns1123_label_problems, ip_problems, non_special_ip_problems, parse_ip
 from pyop.apiserver.registry.object_meta import TOTAL_ANNOTATION_SIZE_LIMIT as TOTAL_ANNOTATION_SIZE_LIMIT
 from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.resources import ResourceType
@@ -43,6 +45,10 @@ def validate_object(
             causes.extend(_immutable_data(_IMMUTABLE_DATA[key], obj, old))
         if key == ("apiregistration.k8s.io", "APIService"):
             causes.extend(validate_api_service(obj))
+        if key == ("", "Endpoints"):
+            causes.extend(_endpoints_addresses(obj))
+        if key == ("discovery.k8s.io", "EndpointSlice"):
+            causes.extend(_endpoint_slice_addresses(obj))
     return causes
 
 
@@ -105,6 +111,52 @@ def _immutable_data(fields: tuple[str, ...], obj: Mapping[str, Any], old: Mappin
     for field in fields:
         if _canonical(obj.get(field) or None) != _canonical(old.get(field) or None):
             yield StatusCause("FieldValueForbidden", f"Forbidden: {_IMMUTABLE_MESSAGE}", field)
+
+
+def _endpoints_addresses(obj: Mapping[str, Any]) -> Iterator[StatusCause]:
+    """validateEndpointAddress: each ``ip`` of a subset's ready and not-ready addresses."""
+    for index, subset in _items(obj.get("subsets")):
+        for field in ("addresses", "notReadyAddresses"):
+            for position, address in _items(subset.get(field)):
+                ip = str(address.get("ip") or "")
+                where = f"subsets[{index}].{field}[{position}].ip"
+                problems = ip_problems(ip)
+                for problem in problems or non_special_ip_problems(ip):
+                    yield _invalid(where, ip, problem)
+
+
+_SLICE_FAMILIES = {"IPv4": (4, "must be a valid IPv4 address"), "IPv6": (6, "must be a valid IPv6 address")}
+
+
+def _endpoint_slice_addresses(obj: Mapping[str, Any]) -> Iterator[StatusCause]:
+    """The discovery API's validateEndpoints: an IPv4 or IPv6 slice holds addresses of its family, not special ones
+    (an FQDN slice's names are not checked here)."""
+    family = _SLICE_FAMILIES.get(str(obj.get("addressType") or ""))
+    if family is None:
+        return
+    version, message = family
+    for index, endpoint in _items(obj.get("endpoints")):
+        for position, address in enumerate(endpoint.get("addresses") or []):
+            where = f"endpoints[{index}].addresses[{position}]"
+            text = str(address)
+            if _ip_version(text) != version:
+                yield _invalid(where, text, message)
+                continue
+            for problem in non_special_ip_problems(text):
+                yield _invalid(where, text, problem)
+
+
+def _ip_version(text: str) -> int | None:
+    ip = parse_ip(text)  # as Go parses it: an IPv4-mapped IPv6 address is IPv4
+    return None if ip is None else ip.version
+
+
+def _items(value: Any) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The objects of a list field, with their indices (anything else in it is the decoder's business)."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, Mapping):
+                yield index, item
 
 
 # --- Go's rendering of invalid values (field.Invalid prints strings with %q, other values with %#v) ------

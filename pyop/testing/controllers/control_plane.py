@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from pyop.apiserver.registry.resources import ResourceType, types_from_crd
 from pyop.apiserver.storage.store import owner_uids
 from pyop.testing.authorization.rbac import CLUSTER_ROLES
 from pyop.testing.builtins import kinds
+from pyop.testing.controllers.kubernetes_service import STORAGE_KEYS as KUBERNETES_SERVICE_KEYS
 from pyop.testing.controllers.kubernetes_service import KubernetesService
 from pyop.testing.controllers.rbac import aggregate_cluster_roles, revoke_service_account_tokens
 from pyop.testing.controllers.resource_quota import ResourceQuotaController
@@ -43,7 +45,7 @@ _MANAGER = "pyop-test-controller-manager"
 
 
 class Controllers:
-    def __init__(self, operations: Operations) -> None:
+    def __init__(self, operations: Operations, *, advertise_address: str | None = None) -> None:
         self.operations = operations
         self.store = operations.store
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
@@ -53,7 +55,7 @@ class Controllers:
         self.service_accounts = ServiceAccountsController(operations)
         self.root_ca = RootCAPublisher(operations)  # publishes once the server knows its CA (`publish`)
         self.resource_quotas = ResourceQuotaController(operations)  # status.hard/used, after every commit
-        self.kubernetes_service = KubernetesService(operations)  # default/kubernetes, once listening (`serve`)
+        self.kubernetes_service = KubernetesService(operations, advertise_address)  # once listening (`serve`)
         # What a commit of these resources sets off besides garbage collection (looked up once per commit,
         # instead of comparing its storage key with each).
         self._reactions: dict[str, Callable[[str, dict[str, Any], dict[str, Any] | None], None]] = {
@@ -63,7 +65,8 @@ class Controllers:
             "serviceaccounts": self._service_account_committed,
             "namespaces": self._namespace_committed,
             "configmaps": self._config_map_committed,
-            "services": self._service_committed,
+            # default/kubernetes: its Service, Endpoints and EndpointSlice are put right when changed or deleted.
+            **{key: functools.partial(self.kubernetes_service.committed, key) for key in KUBERNETES_SERVICE_KEYS},
         }
         operations.on_commit = self.on_commit
 
@@ -133,9 +136,6 @@ class Controllers:
 
     def _config_map_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
         self.root_ca.config_map_changed(event_type, obj)
-
-    def _service_committed(self, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
-        self.kubernetes_service.service_changed(event_type, obj)
 
     def _sync_crd(self, event_type: str, crd: dict[str, Any]) -> None:
         name = crd["metadata"]["name"]

@@ -104,7 +104,7 @@ async def test_ingress_network_policy_endpoints_and_slices_rows(kubectl: Kubectl
         "endpoints": [{"addresses": ["10.0.0.1"]}, {"addresses": ["10.0.0.2"]}],
     }
     await api.create_ok("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", endpoint_slice)
-    rows = table((await kubectl("get", "endpointslices", "-n", "default")).stdout)
+    rows = table((await kubectl("get", "endpointslices", "web-abc", "-n", "default")).stdout)
     assert rows[0] == ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
     assert rows[1][:4] == ["web-abc", "IPv4", "8080", "10.0.0.1,10.0.0.2"]
 
