@@ -147,3 +147,14 @@ async def test_by_default_the_host_address_on_its_default_route_is_advertised(se
         return
     assert status == 200 and endpoints["subsets"][0]["addresses"] == [{"ip": address}]
     assert not address.startswith("127.")
+
+
+async def test_serving_on_another_port_puts_the_kept_endpoints_right(advertised: TestAPIServer) -> None:
+    """A server restarted over kept storage (etcd, a state file) listens on a new port: the start-up pass moves the
+    endpoints there, as kube-apiserver's reconciler does when it starts."""
+    advertised.controllers.kubernetes_service.serve(12345)
+    endpoints = advertised.store.get("endpoints", "default", "kubernetes")
+    endpoint_slice = advertised.store.get("endpointslices.discovery.k8s.io", "default", "kubernetes")
+    assert endpoints is not None and endpoint_slice is not None
+    assert endpoints["subsets"][0]["ports"][0]["port"] == 12345
+    assert endpoint_slice["ports"][0]["port"] == 12345

@@ -20,6 +20,8 @@ from pyop.apiserver.strategy import TypedStrategy
 class AggregatedStrategy(SchemaStrategy):
     """The model's schema first (as for a custom resource), then the user's typed hooks on what it admitted."""
 
+    ratcheting = False  # a CRD behaviour (apiextensions-apiserver's); the generic registry validates every write
+
     def __init__(self, resource_type: ResourceType, typed: TypedStrategy | None) -> None:
         super().__init__(resource_type)
         self.typed = typed

@@ -23,6 +23,7 @@ from pyop.api.status import StatusCause, bad_request
 from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.strategy import Generation, Strategy
 from pyop.schema.compiled import CompiledSchema, InterpretedSchema
+from pyop.schema.ratcheting import ratchet
 
 # field.ErrorType display strings -> the ``reason`` of a Status cause (metav1.CauseType).
 CAUSE_REASONS = {
@@ -61,6 +62,7 @@ def admit(
     warnings: list[str] | None = None,
     validate: bool = True,
     compiled: CompiledSchema | None = None,
+    ratcheting: bool = False,
 ) -> tuple[dict[str, Any], list[StatusCause]]:
     """The object as it would be stored (pruned, defaulted) and the validation failures, if any.
 
@@ -72,7 +74,8 @@ def admit(
     ``warnings``, ``Ignore`` drops them silently.
     ``validate=False`` only decodes (what mutating webhooks are shown before the object is validated).
     ``compiled``: ``schema`` compiled (the served version's ``ResourceType.compiled_schema``); without it the
-    schema is interpreted, with the same result.
+    schema is interpreted, with the same result. ``ratcheting``: on an update, errors in parts ``old`` already
+    had unchanged are dropped (custom resources' validation ratcheting, `pyop.schema.ratcheting`).
     """
     if schema is None:
         return obj, []
@@ -91,6 +94,8 @@ def admit(
     if not validate:
         return admitted, []
     errors = engine.validate(admitted, old if old is not None else schema_engine.ABSENT)
+    if errors and ratcheting and old is not None:
+        errors = ratchet(errors, admitted, old, schema)
     return admitted, [cause_from_field_error(error) for error in errors] if errors else []
 
 
@@ -102,6 +107,8 @@ class SchemaStrategy(Strategy):
 
     generation: Generation | None = _EVERY_CHANGE
     supports_strategic_merge = False
+    # Custom resources' updates ratchet (apiextensions-apiserver's CRDValidationRatcheting, on since 1.30).
+    ratcheting = True
 
     def prune(self, obj: dict[str, Any], field_validation: str, warnings: list[str]) -> dict[str, Any]:
         if self.resource_type.schema is None:
@@ -127,6 +134,7 @@ class SchemaStrategy(Strategy):
             field_validation=field_validation,
             warnings=warnings,
             compiled=self.resource_type.compiled_schema,
+            ratcheting=self.ratcheting,
         )
         if not causes:
             return obj, schema_causes  # the valid write's: no third list

@@ -92,9 +92,14 @@ class KubernetesService:
         return self._advertise_address
 
     def serve(self, secure_port: int) -> None:
-        """The server listens on ``secure_port``: the objects are created (once; their port is this one)."""
+        """The server listens on ``secure_port``: the objects are created, or put right when kept storage holds
+        them from an earlier run on another port (the reconciler's pass at start-up)."""
         self.secure_port = secure_port
         self._ensure()
+        for storage_key in STORAGE_KEYS:
+            stored = self.operations.store.get(storage_key, NAMESPACE, NAME)
+            if stored is not None:
+                self.committed(storage_key, "MODIFIED", stored, None)
 
     def committed(self, storage_key: str, event_type: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> None:
         """A Service, Endpoints or EndpointSlice was written: `default/kubernetes` ones are put right again."""
