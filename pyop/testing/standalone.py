@@ -39,6 +39,7 @@ class StandaloneOptions:
     port: int = 0
     tls: bool = True
     kubernetes_version: str = PINNED_KUBERNETES_VERSION
+    advertise_address: str | None = None  # kube-apiserver's --advertise-address (default: the host's)
     signals: tuple[signal.Signals, ...] = field(default=(signal.SIGINT, signal.SIGTERM))
 
 
@@ -101,7 +102,10 @@ async def run_test_server(
     kubeconfig = options.kubeconfig.resolve()
     try:
         async with TestAPIServer(
-            tls=options.tls, port=options.port, kubernetes_version=options.kubernetes_version
+            tls=options.tls,
+            port=options.port,
+            kubernetes_version=options.kubernetes_version,
+            advertise_address=options.advertise_address,
         ) as server:
             crds = [name for path in options.crd_paths for name in install_crds(server, path)]
             made = [folder for folder in (kubeconfig.parent, *kubeconfig.parent.parents) if not folder.exists()]

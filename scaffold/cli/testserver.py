@@ -30,6 +30,15 @@ def test_server_command(
         bool, typer.Option("--http", help="Serve plain http instead of HTTPS (kubectl needs HTTPS).")
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace a kubeconfig file this command did not write.")] = False,
+    advertise_address: Annotated[
+        str | None,
+        typer.Option(
+            "--advertise-address",
+            metavar="IP",
+            help="The address the default/kubernetes Endpoints hold, as kube-apiserver's flag (default: this "
+            "host's address on its default route).",
+        ),
+    ] = None,
     project_dir: Annotated[
         Path, typer.Option("--project-dir", "-C", help="The project folder (default: the current folder).")
     ] = Path("."),
@@ -41,7 +50,13 @@ def test_server_command(
 
     try:
         options = resolve_options(
-            project_dir, crds=crds or [], kubeconfig=kubeconfig, port=port, http=http, force=force
+            project_dir,
+            crds=crds or [],
+            kubeconfig=kubeconfig,
+            port=port,
+            http=http,
+            force=force,
+            advertise_address=advertise_address,
         )
         serve(options, echo=lambda text: typer.echo(text))
     except PyopError as exc:

@@ -29,6 +29,7 @@ def resolve_options(
     port: int = 0,
     http: bool = False,
     force: bool = False,
+    advertise_address: str | None = None,
 ) -> object:
     """The server's settings (`pyop.testing.standalone.StandaloneOptions`); a bad value is a `UsageError`."""
     from pyop.api.definitions import PINNED_KUBERNETES_VERSION
@@ -44,6 +45,15 @@ def resolve_options(
         paths = [(project_dir / DEFAULT_CRDS).resolve()]
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port}: not a TCP port (0 to 65535; 0 picks a free one)")
+    if advertise_address is not None:
+        from pyop.api.validation import non_special_ip_problems
+
+        problems = non_special_ip_problems(advertise_address)
+        if problems:
+            raise UsageError(
+                f"--advertise-address {advertise_address}: {'; '.join(problems)} (give an IP address that is not "
+                "unspecified, loopback or link-local)"
+            )
     target = kubeconfig or (PROJECT_KUBECONFIG if in_project else LOOSE_KUBECONFIG)
     target = (target if target.is_absolute() else project_dir / target).resolve()
     if target.is_dir():
@@ -53,7 +63,14 @@ def resolve_options(
             f"--kubeconfig {target}: the file exists and is not a test server's kubeconfig "
             "(give another path, or --force to replace it)"
         )
-    return StandaloneOptions(crd_paths=paths, kubeconfig=target, port=port, tls=not http, kubernetes_version=version)
+    return StandaloneOptions(
+        crd_paths=paths,
+        kubeconfig=target,
+        port=port,
+        tls=not http,
+        kubernetes_version=version,
+        advertise_address=advertise_address,
+    )
 
 
 def serve(options: object, *, echo: Callable[[str], None]) -> None:

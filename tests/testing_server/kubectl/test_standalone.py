@@ -15,11 +15,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from pyop.client import Client, load_config
+from pyop.client import APIResource, Client, load_config
 from pyop_scaffold.cli.app import app
 from testing_server.kubectl.helpers import WIDGET_CRD
 
 GUARD = 60.0  # seconds: a failure guard, never an expectation
+ENDPOINTS = APIResource("", "v1", "Endpoints", "endpoints", True)
 
 
 class Running:
@@ -154,6 +155,24 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path: Path) -
     assert bad_port.exit_code == 2 and bad_port.stderr == (
         "Error: --port 70000: not a TCP port (0 to 65535; 0 picks a free one)\n"
     )
+    loopback = runner.invoke(app, ["test-server", "--advertise-address", "127.0.0.1", "-C", str(tmp_path)])
+    assert loopback.exit_code == 2 and loopback.stderr == (
+        "Error: --advertise-address 127.0.0.1: may not be in the loopback range (127.0.0.0/8, ::1/128) "
+        "(give an IP address that is not unspecified, loopback or link-local)\n"
+    )
+    assert not (tmp_path / "test-server.kubeconfig").exists()
+
+
+async def test_the_advertise_address_is_what_the_kubernetes_endpoints_hold(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    running = await _start("--advertise-address", "192.0.2.77", "--kubeconfig", str(kubeconfig), cwd=tmp_path)
+    try:
+        await running.ready()
+        async with Client(await load_config(kubeconfig)) as client:
+            endpoints = await client.dynamic.get(ENDPOINTS, "kubernetes", "default")
+        assert endpoints["subsets"][0]["addresses"] == [{"ip": "192.0.2.77"}]
+    finally:
+        assert await running.stop(signal.SIGTERM) == 0
 
 
 async def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
