@@ -7,7 +7,7 @@ Kinds (pkg/apis/*/validation): a Deployment, ReplicaSet, StatefulSet or DaemonSe
 that matches its pod template's labels, and the selector cannot change; its pod template needs containers, with
 unique names; a ConfigMap or Secret marked `immutable: true` keeps its data and the mark; the addresses of
 Endpoints and EndpointSlices are IPs that are not loopback, link-local or unspecified (ValidateNonSpecialIP: an
-operator writing `127.0.0.1` there is refused on every cluster). Each problem is one
+operator writing `127.0.0.1` there is refused on every cluster); Events (`validation_events`). Each problem is one
 `StatusCause`; the operation answers them together as one 422, as kube-apiserver does.
 """
 
@@ -24,6 +24,7 @@ from pyop.apiserver.registry.object_meta import TOTAL_ANNOTATION_SIZE_LIMIT as T
 from pyop.apiserver.registry.object_meta import validate_object_meta
 from pyop.apiserver.registry.resources import ResourceType
 from pyop.testing.aggregator.validation import validate_api_service
+from pyop.testing.builtins.validation_events import validate_event
 
 __all__ = ["validate_object"]
 
@@ -49,6 +50,8 @@ def validate_object(
             causes.extend(_endpoints_addresses(obj))
         if key == ("discovery.k8s.io", "EndpointSlice"):
             causes.extend(_endpoint_slice_addresses(obj))
+        if resource_type.kind == "Event" and resource_type.group in ("", "events.k8s.io"):
+            causes.extend(validate_event(resource_type.group, obj, old))
     return causes
 
 
