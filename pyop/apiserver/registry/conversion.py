@@ -148,9 +148,10 @@ def conversion_causes(spec: Mapping[str, Any]) -> list[StatusCause]:
 
 
 def storage_api_version(resource_type: ResourceType) -> str:
-    if resource_type.version == resource_type.storage_version:
+    group = resource_type.group if resource_type.storage_group is None else resource_type.storage_group
+    if group == resource_type.group and resource_type.version == resource_type.storage_version:
         return resource_type.api_version
-    return f"{resource_type.group}/{resource_type.storage_version}"
+    return f"{group}/{resource_type.storage_version}" if group else resource_type.storage_version
 
 
 def stored_as(obj: dict[str, Any], resource_type: ResourceType) -> dict[str, Any]:

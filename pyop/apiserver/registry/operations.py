@@ -58,7 +58,7 @@ from pyop.apiserver.authentication.user import UserInfo
 from pyop.apiserver.endpoints.watch import INITIAL_EVENTS_END, Watcher, served_as
 from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.clock import format_time, utc_now
-from pyop.apiserver.registry.conversion import stored_as
+from pyop.apiserver.registry.conversion import storage_api_version, stored_as
 from pyop.apiserver.registry.kinds import CompiledKinds, SchemaKinds
 from pyop.apiserver.registry.namespaces import namespace_state
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
@@ -283,7 +283,7 @@ class Operations:
         """The endpoint of a resource's storage version (for internal writers such as the GC)."""
         versions = self.resources.versions_of(storage_key)
         for resource_type in versions:
-            if resource_type.version == resource_type.storage_version:
+            if resource_type.api_version == storage_api_version(resource_type):
                 return resource_type
         return versions[0] if versions else None
 

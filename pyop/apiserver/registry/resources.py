@@ -84,6 +84,9 @@ class ResourceType:
     # per-subresource strategy (`RESTStrategy.subresource_strategy`): a pod's `ephemeralcontainers`, a CSR's
     # `approval`. Discovery lists them with the resource's kind and get/patch/update.
     update_subresources: tuple[str, ...] = ()
+    # The group whose storage this resource is (None: its own): events.k8s.io's Events are the core Events, stored
+    # as core/v1 and converted on the way in and out, as kube-apiserver serves one resource through both APIs.
+    storage_group: str | None = None
 
     @cached_property
     def api_version(self) -> str:
@@ -101,8 +104,9 @@ class ResourceType:
 
     @cached_property
     def storage_key(self) -> str:
-        """One store per group-resource, shared by all served versions."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
+        """One store per group-resource, shared by all served versions (and by the group that shares it)."""
+        group = self.group if self.storage_group is None else self.storage_group
+        return f"{self.plural}.{group}" if group else self.plural
 
     @property
     def list_kind(self) -> str:

@@ -18,7 +18,8 @@ it needs a scheduler's semantics.
 
 A resource served in two GA versions is served in the newest only (the server converts between versions of one
 resource by apiVersion alone), except the HorizontalPodAutoscaler: autoscaling/v1 and v2 are both served, as on a
-cluster (`kubectl autoscale` posts v1), stored in v2 and converted by kube's rules (`hpa_versions`).
+cluster (`kubectl autoscale` posts v1), stored in v2 and converted by kube's rules (`hpa_versions`). And one resource
+is served through two groups: events.k8s.io/v1 Events are the core Events, stored as core/v1 (`event_versions`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ import re
 from typing import Final
 
 from pyop.api.definitions import load_definitions, normalise_version
+from pyop.apiserver.registry.conversion import Converter
 from pyop.apiserver.registry.resources import ResourceType, ScaleSpec, SpecialSubresource
 from pyop.testing.builtins._endpoints import ENDPOINTS
+from pyop.testing.builtins.event_versions import EventConversion
 from pyop.testing.builtins.hpa_versions import HPAConversion
 from pyop.testing.builtins.names import CATEGORIES, FIELD_LABELS, SHORT_NAMES
 
@@ -41,7 +44,13 @@ SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("a
 _SCALES: Final = {key: _STRUCT_SCALE for key in SCALED} | {("", "replicationcontrollers"): _MAP_SCALE}
 _NOT_SERVED: Final = frozenset({("", "bindings")})
 # Resources served in every GA version, each with the converter between them (stored in the newest).
-_CONVERTED: Final = {("autoscaling", "horizontalpodautoscalers"): HPAConversion()}
+_CONVERTED: Final[dict[tuple[str, str], Converter]] = {
+    ("autoscaling", "horizontalpodautoscalers"): HPAConversion(),
+    ("", "events"): EventConversion(),  # the owner of a shared storage converts too (both ways, as HPA's)
+}
+# Resources that are another group's resource served through their own API: (group, plural) -> (the group whose
+# storage they share, its storage version, the converter). events.k8s.io's Events are core Events (event_versions).
+_SHARED: Final = {("events.k8s.io", "events"): ("", "v1", EventConversion())}
 _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
 # Subresources written through the registry with the kind's own subresource strategy (pod_update_subresources),
 # each with the first minor release that serves it by default (resize: InPlacePodVerticalScaling, beta in 1.33).
@@ -107,6 +116,8 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
         if newest[key] != version and key not in _CONVERTED:
             continue  # one GA version per resource: see the module's docstring
         served = {name: sub_verbs for name, sub_verbs in subresources if name in _SERVED_SUBRESOURCES}
+        shared = _SHARED.get(key)
+        storage_group, storage_version, conversion = shared or (None, newest[key], _CONVERTED.get(key))
         types.append(
             ResourceType(
                 group,
@@ -119,7 +130,8 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 verbs=verbs,
                 has_status="status" in served,
                 scale=_SCALES.get(key) if "scale" in served else None,
-                storage_version=newest[key],
+                storage_version=storage_version,
+                storage_group=storage_group,
                 field_labels=FIELD_LABELS.get(key, {}),
                 finalize="finalize" in served,
                 token="token" in served,
@@ -127,7 +139,7 @@ def _builtin_types(minor: str) -> tuple[ResourceType, ...]:
                 update_subresources=tuple(
                     name for name, since in _UPDATE_SUBRESOURCES.get(key, ()) if _minor_tuple(minor) >= since
                 ),
-                conversion=_CONVERTED.get(key),
+                conversion=conversion,
             )
         )
     return tuple(types)
