@@ -24,6 +24,7 @@ from pyop.apiserver.endpoints.printing import default_row as default_row
 from pyop.apiserver.endpoints.printing import human_duration as human_duration
 from pyop.apiserver.endpoints.printing import parse_time as parse_time
 from pyop.apiserver.endpoints.printing import since as since
+from pyop.testing.builtins.event_versions import to_core
 
 
 # The generic column helpers live in pyop.apiserver.endpoints.printing (re-exported here for this module's users).
@@ -547,6 +548,14 @@ BUILTIN_PRINTERS: dict[tuple[str, str], tuple[list[Column], Row]] = {
 BUILTIN_PRINTERS[("rbac.authorization.k8s.io", "ClusterRoleBinding")] = BUILTIN_PRINTERS[
     ("rbac.authorization.k8s.io", "RoleBinding")
 ]
+
+
+def _events_v1_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    """events.k8s.io/v1 Events print as core Events do (kube prints the one internal type for both APIs)."""
+    return _event_row(to_core(obj), now)
+
+
+BUILTIN_PRINTERS[("events.k8s.io", "Event")] = (BUILTIN_PRINTERS[("", "Event")][0], _events_v1_row)
 
 
 def _apiservice_row(obj: dict[str, Any], now: datetime) -> list[Any]:
