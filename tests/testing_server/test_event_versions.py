@@ -31,6 +31,20 @@ def core_event(name: str = "web.1") -> dict[str, Any]:
     }
 
 
+def events_v1_event(name: str = "web.2") -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "regarding": POD,
+        "reason": "Scaled",
+        "note": "scaled to 3",
+        "type": "Normal",
+        "action": "Scale",
+        "reportingController": "pyop.dev/widgets",
+        "reportingInstance": "widgets-0",
+        "eventTime": "2026-01-01T00:00:00.000000Z",
+    }
+
+
 async def test_a_core_event_reads_through_events_v1(api: Api) -> None:
     await api.create_ok(CORE, core_event())
     status, event = await api.get(f"{EVENTS_V1}/web.1")
@@ -49,18 +63,7 @@ async def test_a_core_event_reads_through_events_v1(api: Api) -> None:
 
 
 async def test_an_events_v1_event_reads_through_core_and_is_stored_once(server: TestAPIServer, api: Api) -> None:
-    body = {
-        "metadata": {"name": "web.2"},
-        "regarding": POD,
-        "reason": "Scaled",
-        "note": "scaled to 3",
-        "type": "Normal",
-        "action": "Scale",
-        "reportingController": "pyop.dev/widgets",
-        "reportingInstance": "widgets-0",
-        "eventTime": "2026-01-01T00:00:00.000000Z",
-    }
-    created = await api.create_ok(EVENTS_V1, body)
+    created = await api.create_ok(EVENTS_V1, events_v1_event())
     status, event = await api.get(f"{CORE}/web.2")
     assert status == 200 and event["apiVersion"] == "v1"
     assert event["involvedObject"] == POD and event["message"] == "scaled to 3"

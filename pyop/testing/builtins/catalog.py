@@ -44,13 +44,16 @@ SCALED: Final = frozenset({("apps", "deployments"), ("apps", "replicasets"), ("a
 _SCALES: Final = {key: _STRUCT_SCALE for key in SCALED} | {("", "replicationcontrollers"): _MAP_SCALE}
 _NOT_SERVED: Final = frozenset({("", "bindings")})
 # Resources served in every GA version, each with the converter between them (stored in the newest).
+_EVENTS: Final = EventConversion()
+# Resources converted between the versions (or groups) they are served in: those served in every GA version
+# (stored in the newest), and the owner of a storage another group shares (both ways, as HPA's).
 _CONVERTED: Final[dict[tuple[str, str], Converter]] = {
     ("autoscaling", "horizontalpodautoscalers"): HPAConversion(),
-    ("", "events"): EventConversion(),  # the owner of a shared storage converts too (both ways, as HPA's)
+    ("", "events"): _EVENTS,
 }
 # Resources that are another group's resource served through their own API: (group, plural) -> (the group whose
 # storage they share, its storage version, the converter). events.k8s.io's Events are core Events (event_versions).
-_SHARED: Final = {("events.k8s.io", "events"): ("", "v1", EventConversion())}
+_SHARED: Final = {("events.k8s.io", "events"): ("", "v1", _EVENTS)}
 _SERVED_SUBRESOURCES: Final = frozenset({"status", "scale", "finalize", "token"})
 # Subresources written through the registry with the kind's own subresource strategy (pod_update_subresources),
 # each with the first minor release that serves it by default (resize: InPlacePodVerticalScaling, beta in 1.33).

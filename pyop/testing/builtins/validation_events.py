@@ -22,35 +22,22 @@ from typing import Any, Final
 
 from pyop.api.status import StatusCause
 from pyop.api.validation import qualified_name_problems
+from pyop.testing.builtins.event_versions import to_core
 
 __all__ = ["validate_event"]
 
 _LENGTH_LIMIT: Final = 128  # reportingInstance, action, reason
 _NOTE_LENGTH_LIMIT: Final = 1024
-# events.k8s.io/v1 field -> the internal (core) field name kube's messages use.
-_EVENTS_V1_FIELDS: Final = {
-    "regarding": "involvedObject",
-    "note": "message",
-    "reportingController": "reportingController",
-    "deprecatedSource": "source",
-    "deprecatedFirstTimestamp": "firstTimestamp",
-    "deprecatedLastTimestamp": "lastTimestamp",
-    "deprecatedCount": "count",
-}
 
 
 def validate_event(group: str, obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> Iterator[StatusCause]:
     """ValidateEventCreate / ValidateEventUpdate for a request to ``group``'s Event (``""`` or ``events.k8s.io``)."""
     strict = group == "events.k8s.io"
-    event = _internal(obj) if strict else dict(obj)
+    event = to_core(dict(obj)) if strict else obj  # checked under the core names, as kube checks its internal type
+    # kube names the reporting controller after the API called: core/v1's JSON calls it reportingComponent.
     yield from _legacy(event, "reportingController" if strict else "reportingComponent")
     if strict and old is None:
         yield from _strict_create(event)
-
-
-def _internal(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """An events.k8s.io/v1 Event under the core names (the internal type both APIs convert to)."""
-    return {_EVENTS_V1_FIELDS.get(key, key): value for key, value in obj.items()}
 
 
 def _legacy(event: Mapping[str, Any], controller_field: str) -> Iterator[StatusCause]:
@@ -64,7 +51,7 @@ def _legacy(event: Mapping[str, Any], controller_field: str) -> Iterator[StatusC
         return
     if not involved_namespace and namespace not in ("default", "kube-system"):
         yield _invalid("involvedObject.namespace", involved_namespace, "does not match event.namespace")
-    controller = str(event.get(controller_field) or "")  # core/v1 calls the reporting controller reportingComponent
+    controller = str(event.get("reportingComponent") or "")
     if not controller:
         yield _required(controller_field)
     for problem in qualified_name_problems(controller):

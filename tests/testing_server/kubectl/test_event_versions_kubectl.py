@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from testing_server.helpers import Api
 from testing_server.kubectl.helpers import Kubectl
+from testing_server.test_event_versions import CORE, EVENTS_V1, core_event, events_v1_event
 
 
 async def test_kubectl_lists_a_core_event_through_events_v1(api: Api, kubectl: Kubectl) -> None:
-    event = {
-        "metadata": {"name": "web.1"},
-        "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default"},
-        "reason": "Started",
-        "message": "started container",
-        "type": "Normal",
-    }
-    await api.create_ok("/api/v1/namespaces/default/events", event)
+    await api.create_ok(CORE, core_event("web.1"))
     listed = await kubectl("get", "events.v1.events.k8s.io", "-n", "default", "-o", "name")
     assert listed.stdout.split() == ["event.events.k8s.io/web.1"]
     shown = await kubectl("get", "events.v1.events.k8s.io", "web.1", "-n", "default", "-o", "jsonpath={.note}")
@@ -23,18 +17,7 @@ async def test_kubectl_lists_a_core_event_through_events_v1(api: Api, kubectl: K
 
 
 async def test_kubectl_prints_events_v1_with_the_event_columns(api: Api, kubectl: Kubectl) -> None:
-    event = {
-        "metadata": {"name": "web.2"},
-        "regarding": {"kind": "Pod", "name": "web", "namespace": "default"},
-        "reason": "Scaled",
-        "note": "scaled to 3",
-        "type": "Normal",
-        "action": "Scale",
-        "reportingController": "pyop.dev/widgets",
-        "reportingInstance": "widgets-0",
-        "eventTime": "2026-01-01T00:00:00.000000Z",
-    }
-    await api.create_ok("/apis/events.k8s.io/v1/namespaces/default/events", event)
+    await api.create_ok(EVENTS_V1, events_v1_event("web.2"))
     table = await kubectl("get", "events.v1.events.k8s.io", "-n", "default")
     header, row = table.stdout.splitlines()
     assert header.split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
