@@ -42,6 +42,7 @@ class ConnectionPool:
         proxy: str | None = None,
         connect_timeout: float = 10.0,
         limit: int = 100,
+        dial_limit: int = 4,
         idle_timeout: float = 90.0,
         limits: Limits = DEFAULT_LIMITS,
         clock: Callable[[], float] = time.monotonic,
@@ -64,23 +65,36 @@ class ConnectionPool:
         if limit < 1:
             raise ValueError(f"connection limit must be at least 1, got {limit}")
         self.limit = limit
+        if dial_limit < 1:
+            raise ValueError(f"dial limit must be at least 1, got {dial_limit}")
+        self.dial_limit = dial_limit
         self._idle: list[HTTPConnection] = []
         self._open: set[HTTPConnection] = set()
         self._slots_taken = 0  # open connections and connections being made
-        # Exchanges waiting for a connection while `limit` are taken, first come first served: each is handed
-        # a connection another exchange released (its result) or a slot another one freed (None).
+        self._dialing = 0  # connections being made (each also holds a slot)
+        # Exchanges waiting for a connection, first come first served: each is handed a connection another
+        # exchange released (its result) or leave to make one (None: a slot and a dial reserved for it).
         self._waiters: deque[asyncio.Future[HTTPConnection | None]] = deque()
 
     async def acquire(self) -> tuple[HTTPConnection, bool]:
         """A connection for one exchange, and whether it was used before (a reused one may turn out stale).
 
-        With `limit` connections taken, waits for one to come back (it is handed over, not parked idle) or for
-        one to close (its slot is handed over and a new connection made in it)."""
+        With no idle connection, a new one is made if a slot is free (fewer than `limit` taken) and fewer than
+        `dial_limit` are being made; otherwise the exchange waits for whichever comes first: a connection another
+        exchange releases (handed over, not parked idle), or leave to make one (a slot or a dial freed).
+
+        Why a dial limit: a controller's workers all start at once, and with one TLS handshake per worker in
+        flight together (64 by default in a benchmark here) every handshake finishes at about the same time, so
+        the first answer waits for all of them and the server idles meanwhile. With a few at a time, the first
+        connections carry exchanges while later ones are still being made, and an exchange that a released
+        connection can serve needs no new one: Go's transport likewise hands a request whichever comes first,
+        an idle connection or its own dial."""
         idle = self.take_idle()
         if idle is not None:
             return idle, True
-        if self._slots_taken < self.limit:
+        if self._slots_taken < self.limit and self._dialing < self.dial_limit:
             self._slots_taken += 1
+            self._dialing += 1
         else:
             handed = await self._wait()
             if handed is not None:
@@ -88,9 +102,12 @@ class ConnectionPool:
         try:
             connection = await self._connect()
         except BaseException:
+            self._dialing -= 1
             self._free_slot()
             raise
+        self._dialing -= 1
         self._open.add(connection)
+        self._grant_dials()
         return connection, False
 
     def take_idle(self) -> HTTPConnection | None:
@@ -115,6 +132,7 @@ class ConnectionPool:
             if waiter.done() and not waiter.cancelled():
                 handed = waiter.result()  # handed over just as this exchange was cancelled: pass it on
                 if handed is None:
+                    self._dialing -= 1
                     self._free_slot()
                 else:
                     self.release(handed)
@@ -154,13 +172,30 @@ class ConnectionPool:
             self._free_slot()
 
     def _free_slot(self) -> None:
-        """A slot is free: handed to the longest waiting exchange (which connects in it), else counted free."""
+        """A slot is free: handed to the longest waiting exchange (which connects in it) when a dial is free
+        too, else counted free (a dial ending hands it on then)."""
+        if self._dialing < self.dial_limit and self._hand_dial():
+            return
+        self._slots_taken -= 1
+
+    def _grant_dials(self) -> None:
+        """A dial ended: leave to make a connection for waiting exchanges, as far as slots and dials allow."""
+        while self._slots_taken < self.limit and self._dialing < self.dial_limit:
+            self._slots_taken += 1
+            if not self._hand_dial():
+                self._slots_taken -= 1
+                return
+
+    def _hand_dial(self) -> bool:
+        """Give the longest waiting exchange leave to connect in a slot already counted taken; False if none
+        waits."""
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
+                self._dialing += 1
                 waiter.set_result(None)
-                return
-        self._slots_taken -= 1
+                return True
+        return False
 
     async def _connect(self) -> HTTPConnection:
         loop = asyncio.get_running_loop()
