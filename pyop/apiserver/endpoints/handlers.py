@@ -287,6 +287,8 @@ class ApiHandler:
                             fields,
                             limit=limit,
                             continue_token=query.get("continue", ""),
+                            resource_version=query.get("resourceVersion", ""),
+                            resource_version_match=query.get("resourceVersionMatch", ""),
                         )
                     )
                 )

@@ -60,6 +60,7 @@ from pyop.apiserver.registry import managed_fields
 from pyop.apiserver.registry.clock import format_time, utc_now
 from pyop.apiserver.registry.conversion import storage_api_version, stored_as
 from pyop.apiserver.registry.kinds import CompiledKinds, SchemaKinds
+from pyop.apiserver.registry.list_options import list_read, too_large
 from pyop.apiserver.registry.namespaces import namespace_state
 from pyop.apiserver.registry.patch import clone_json, json_patch, merge_patch, strategic_merge
 from pyop.apiserver.registry.resources import ResourceRegistry, ResourceType
@@ -307,17 +308,28 @@ class Operations:
         *,
         limit: int = 0,
         continue_token: str = "",
+        resource_version: str = "",
+        resource_version_match: str = "",
     ) -> dict[str, Any]:
+        """One page of a collection, from the state the request's resourceVersion options name
+        (`pyop.apiserver.registry.list_options`)."""
+        read = list_read(resource_version, resource_version_match, limit, continue_token)
+        limit = read.limit
         if continue_token:
             snapshot_id, snapshot, offset = self.store.resolve_continue(continue_token)
         else:
-            matching = [
-                obj
-                for obj in self.store.objects(resource_type.storage_key, namespace)
-                if labels_match(labels, obj) and fields_match(fields, obj)
-            ]
+            current = self.store.resource_version
+            wanted = read.exact_version if read.exact_version is not None else read.minimum_version
+            if wanted > current:
+                raise too_large(wanted, current)
+            if read.exact_version is None or read.exact_version == current:
+                version, candidates = current, self.store.objects(resource_type.storage_key, namespace)
+            else:
+                version = read.exact_version
+                candidates = iter(self.store.objects_at(resource_type.storage_key, namespace, version))
+            matching = [obj for obj in candidates if labels_match(labels, obj) and fields_match(fields, obj)]
             matching.sort(key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
-            snapshot_id, snapshot, offset = "", ListSnapshot(self.store.resource_version, matching), 0
+            snapshot_id, snapshot, offset = "", ListSnapshot(version, matching), 0
         end = offset + limit if limit > 0 else len(snapshot.items)
         page = snapshot.items[offset:end]
         metadata: dict[str, Any] = {"resourceVersion": str(snapshot.resource_version)}

@@ -415,6 +415,26 @@ class Store:
         newer.reverse()
         return newer
 
+    def objects_at(self, storage_key: str, namespace: str | None, resource_version: int) -> list[dict[str, Any]]:
+        """The objects of a resource as they were at ``resource_version``: the cache with every later event of
+        the resource undone; 410 once that version is compacted out of the history (an exact-version list)."""
+        if resource_version < self.compacted_rv:
+            raise expired("The resourceVersion for the provided list is too old.")
+        state = {
+            (obj["metadata"].get("namespace", ""), obj["metadata"]["name"]): obj
+            for obj in self.objects(storage_key, namespace)
+        }
+        for event in reversed(self.events_since(storage_key, resource_version)):
+            metadata = event.obj["metadata"]
+            key = (metadata.get("namespace", ""), metadata["name"])
+            if namespace is not None and key[0] != namespace:
+                continue
+            if event.type == "ADDED":
+                state.pop(key, None)
+            else:  # a deleted object's last state is the event's own object
+                state[key] = event.prev if event.prev is not None else event.obj
+        return list(state.values())
+
     def compact(self) -> None:
         """Compact the backend and forget all history and list snapshots, so that every resourceVersion handed
         out so far is too old: the revision moves past them (etcd: kube-apiserver's compact_rev_key write),
