@@ -126,8 +126,9 @@ STALE_OBJECT = "the object has been modified; please apply your changes to the l
 
 
 def invalid(kind: str, group: str, name: str, causes: list[StatusCause]) -> ApiError:
-    """422 with the message format of ``errors.NewInvalid``: one cause inline, several in brackets."""
-    rendered = [f"{cause.field}: {cause.message}" if cause.field else cause.message for cause in causes]
+    """422 with the message format of ``errors.NewInvalid``: one cause inline, several in brackets. Every cause
+    is kept, but the message names a repeated one once (field.ErrorList.ToAggregate drops duplicate texts)."""
+    rendered = list(dict.fromkeys(f"{c.field}: {c.message}" if c.field else c.message for c in causes))
     summary = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
     return ApiError(
         422,

@@ -188,7 +188,9 @@ def test_status_writes_keep_undeclared_status_fields() -> None:
     async def run() -> None:
         async with TestAPIServer() as server, Client(server.client_config()) as client:
             await client.dynamic.create(DEPLOYMENTS, _deployment("web", {}, [{"image": "nginx"}], {}))
-            status = {"replicas": 2, "readyReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}
+            at = "2026-01-01T00:00:00Z"
+            condition = {"type": "Available", "status": "True", "lastUpdateTime": at, "lastTransitionTime": at}
+            status = {"replicas": 2, "readyReplicas": 1, "conditions": [condition]}
             current = await client.dynamic.get(DEPLOYMENTS, "web", "default")
             await client.dynamic.update_status(DEPLOYMENTS, {**current, "status": status})
             obj = await client.get(StatusOnly, "web", "default")

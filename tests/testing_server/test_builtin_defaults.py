@@ -40,6 +40,7 @@ def defaulted_container(name: str, image: str, pull: str) -> dict[str, Any]:
     return {
         "name": name,
         "image": image,
+        "resources": {},  # a value struct: Go's encoder writes it even when empty
         "imagePullPolicy": pull,
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",

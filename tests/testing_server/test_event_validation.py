@@ -150,3 +150,59 @@ async def test_the_official_client_gets_the_422(server: TestAPIServer) -> None:
             return 201
 
     assert await asyncio.to_thread(create) == 422
+
+
+async def test_an_events_v1_update_may_change_the_series_and_metadata_only(api: Api) -> None:
+    """ValidateEventUpdate: a recorder updates an Event's series (count, lastObservedTime) and nothing else; a
+    changed note, regarding object or eventTime is a 422 naming the internal field, with Go's rendering of the new
+    value. The same change through core/v1 is accepted (no further checks there, for old clients)."""
+    created = await api.create_ok(EVENTS_V1, events_v1())
+    series = {"count": 2, "lastObservedTime": "2026-01-01T00:01:00.000000Z"}
+    updated = await api.put(f"{EVENTS_V1}/v1-event", {**created, "series": series})
+    assert updated[0] == 200, updated[1]
+    current = updated[1]
+
+    status, body = await api.put(f"{EVENTS_V1}/v1-event", {**current, "series": {"count": 1}})
+    assert status == 422
+    assert causes(body) == [
+        ("series.count", 'Invalid value: "": should be at least 2'),
+        ("series.lastObservedTime", "Required value"),
+    ]
+
+    changed = {
+        **current,
+        "note": "changed",
+        "regarding": {"kind": "Pod", "name": "db", "namespace": "default"},
+        "eventTime": "2026-01-01T00:00:07.500000Z",
+        "reportingInstance": "widgets-other",
+    }
+    status, body = await api.put(f"{EVENTS_V1}/v1-event", changed)
+    assert status == 422
+    reference = 'core.ObjectReference{Kind:"Pod", Namespace:"default", Name:"db", UID:"", APIVersion:"", '
+    reference += 'ResourceVersion:"", FieldPath:""}'
+    assert causes(body) == [
+        ("involvedObject", f"Invalid value: {reference}: field is immutable"),
+        ("message", 'Invalid value: "changed": field is immutable'),
+        ("eventTime", "Invalid value: 2026-01-01 00:00:07.5 +0000 UTC: field is immutable"),
+        ("reportingInstance", 'Invalid value: "widgets-other": field is immutable'),
+    ]
+
+    # Sub-microsecond changes of eventTime are tolerated (kubernetes#111928).
+    status, body = await api.put(f"{EVENTS_V1}/v1-event", {**current, "eventTime": "2026-01-01T00:00:00.0000004Z"})
+    assert status == 200, body
+
+    status, core = await api.get(f"{core_events('default')}/v1-event")
+    status, body = await api.put(f"{core_events('default')}/v1-event", {**core, "message": "through core/v1"})
+    assert status == 200, body
+
+
+async def test_a_reason_change_is_one_line_of_the_message_and_two_causes(api: Api) -> None:
+    """kube's events.go checks reason twice: two causes, and one line in the message (ToAggregate dedups)."""
+    created = await api.create_ok(EVENTS_V1, events_v1())
+    status, body = await api.put(f"{EVENTS_V1}/v1-event", {**created, "reason": "Other"})
+    assert status == 422
+    assert causes(body) == [("reason", 'Invalid value: "Other": field is immutable')] * 2
+    assert (
+        body["message"]
+        == 'Event.events.k8s.io "v1-event" is invalid: reason: Invalid value: "Other": field is immutable'
+    )

@@ -113,7 +113,36 @@ async def test_the_official_client_lists_a_core_event_through_events_v1(server: 
 
 
 def test_the_conversion_round_trips() -> None:
-    event = {"apiVersion": "v1", "kind": "Event", **core_event(), "reportingComponent": "c", "related": POD}
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        **core_event(),
+        "eventTime": None,
+        "reportingComponent": "c",
+        "reportingInstance": "",
+        "related": POD,
+    }
     converted = to_events_v1(event)
     assert converted["reportingController"] == "c" and converted["related"] == POD
     assert to_core(converted) == event
+
+
+async def test_each_api_writes_the_fields_its_go_struct_always_encodes(api: Api) -> None:
+    """core/v1 has no omitempty on reportingComponent, reportingInstance, eventTime (a cluster reads a recorder's
+    Event back with `""` and `null` there); events.k8s.io/v1 omits its empty reportingController and
+    reportingInstance and always writes eventTime, regarding and deprecatedSource."""
+    created = await api.create_ok(CORE, {"metadata": {"name": "web.5"}, "involvedObject": POD, "message": "m"})
+    assert (created["reportingComponent"], created["reportingInstance"], created["eventTime"]) == ("", "", None)
+    assert (created["source"], created["firstTimestamp"], created["lastTimestamp"]) == ({}, None, None)
+    assert "count" not in created and "reason" not in created  # omitempty in core/v1 too
+    status, event = await api.get(f"{EVENTS_V1}/web.5")
+    assert status == 200
+    assert not {"reportingController", "reportingInstance", "deprecatedCount", "reason"} & set(event)
+    assert (event["eventTime"], event["deprecatedSource"], event["deprecatedFirstTimestamp"]) == (None, {}, None)
+    assert event["deprecatedLastTimestamp"] is None and event["note"] == "m"
+
+    created = await api.create_ok(EVENTS_V1, events_v1_event("web.6"))
+    assert (created["deprecatedSource"], created["deprecatedFirstTimestamp"]) == ({}, None)
+    status, event = await api.get(f"{CORE}/web.6")
+    assert (event["source"], event["firstTimestamp"], event["lastTimestamp"]) == ({}, None, None)
+    assert event["reportingInstance"] == "widgets-0" and "count" not in event

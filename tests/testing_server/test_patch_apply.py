@@ -31,6 +31,7 @@ async def test_merge_patch_merges_maps_replaces_lists_and_deletes_nulls(api: Api
         {
             "name": "c",
             "image": "2",
+            "resources": {},
             "imagePullPolicy": "Always",
             "terminationMessagePath": "/dev/termination-log",
             "terminationMessagePolicy": "File",
@@ -105,9 +106,10 @@ async def test_strategic_merge_patch_delete_directive_and_conditions_by_type(api
     status, patched = await api.patch(
         f"{DEPLOY}/d/status", {"status": {"conditions": [{"type": "Available", "status": "True"}]}}, STRATEGIC
     )
+    unset_times = {"lastUpdateTime": None, "lastTransitionTime": None}  # metav1.Time values: Go writes null
     assert patched["status"]["conditions"] == [
-        {"type": "Available", "status": "True"},
-        {"type": "Progressing", "status": "True"},
+        {"type": "Available", "status": "True", **unset_times},
+        {"type": "Progressing", "status": "True", **unset_times},
     ]
 
 

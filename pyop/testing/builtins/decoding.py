@@ -9,7 +9,10 @@ follow that a client sees, and that this module reproduces from the kind's OpenA
 - fields the type does not have are dropped, and reported (`unknown field "spec.foo"`) for `fieldValidation`
   Warn (a `Warning` header) and Strict (a 400);
 - `resource.Quantity` values come back canonical (`1000m` -> `"1"`), and JSON nulls are gone (Go's zero values are
-  omitted on encoding).
+  omitted on encoding);
+- the fields Go's encoder writes even when zero are there (`resources: {}`, `reportingComponent: ""`, `eventTime:
+  null`, `rules: null`): `_go_json_zero`, generated from the Go struct tags, names them per definition; an empty
+  list or map survives exactly in those fields (no `omitempty`).
 
 Results share every unchanged subtree with the input (stored objects are never modified in place).
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import functools
 import itertools
 import re
@@ -27,6 +31,7 @@ from typing import Any, Final
 
 from pyop.api.definitions import Definitions, load_definitions, normalise_version, reference_target
 from pyop.api.quantity import QUANTITY_FORMAT_ERROR, QuantityError, canonical_quantity
+from pyop.testing.builtins._go_json_zero import ZERO_FIELDS
 
 QUANTITY: Final = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING: Final = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
@@ -56,6 +61,7 @@ class Node:
     struct_name: str = ""  # STRUCT: the Go struct's name (the decoder's messages name the innermost struct)
     fields: dict[str, Node] = field(default_factory=dict)  # STRUCT
     required: frozenset[str] = frozenset()  # STRUCT: fields encoded even when empty (no omitempty)
+    zero_fields: tuple[tuple[str, Any], ...] = ()  # STRUCT: (field, zero JSON) Go writes when the field is unset
     item: Node | None = None  # MAP values, LIST items
     omits_empty: bool = False  # MAP and LIST: an empty value is not encoded
 
@@ -96,7 +102,12 @@ class TypeDecoder:
             elif "properties" in schema:
                 node = Node(STRUCT, _go_type_name(definition), struct_name=definition.rsplit(".", 1)[-1])
                 self._compiled[definition] = node  # before the fields: definitions may be recursive
-                node.required = frozenset(schema.get("required") or ())
+                zero_fields = ZERO_FIELDS.get(definition)
+                if zero_fields is None:  # a type newer than the struct tags' client-go: the definition's word
+                    node.required = frozenset(schema.get("required") or ())
+                else:
+                    node.required = frozenset(name for name, _zero in zero_fields)
+                    node.zero_fields = tuple(item for item in zero_fields if item[0] in schema["properties"])
                 node.fields = {key: self._compile(child) for key, child in schema["properties"].items()}
                 return node
             else:
@@ -222,6 +233,11 @@ class TypeDecoder:
             elif new_item is not item:
                 result = _prefix(value, index)
                 result[key] = new_item
+        for key, zero in node.zero_fields:
+            if key not in (value if result is None else result):  # unset, or a null the loop dropped
+                if result is None:
+                    result = dict(value)
+                result[key] = copy.deepcopy(zero) if isinstance(zero, dict) else zero
         if (
             self._null_creation_timestamp
             and struct_name in _ZERO_TIME_HOLDERS
@@ -295,9 +311,10 @@ def _with_null_creation_timestamp(value: dict[str, Any], struct_name: str) -> di
         if "creationTimestamp" in value:
             return value
         return {**value, "creationTimestamp": None}
-    if "metadata" in value:
+    metadata = value.get("metadata")
+    if isinstance(metadata, dict) and "creationTimestamp" in metadata:
         return value
-    return {**value, "metadata": {"creationTimestamp": None}}
+    return {**value, "metadata": {**(metadata or {}), "creationTimestamp": None}}
 
 
 def _format_path(trail: list[Any]) -> str:

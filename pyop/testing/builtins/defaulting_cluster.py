@@ -60,8 +60,8 @@ def network_policy(obj: Obj) -> None:
 def ingress_class(obj: Obj) -> None:
     """networking/v1 SetDefaults_IngressClass: parameters without a scope are cluster-scoped."""
     parameters = (obj.get("spec") or {}).get("parameters")
-    if isinstance(parameters, dict):
-        parameters.setdefault("scope", "Cluster")
+    if isinstance(parameters, dict) and parameters.get("scope") is None:  # *string, no omitempty: null when unset
+        parameters["scope"] = "Cluster"
 
 
 def _subjects_and_role(obj: Obj) -> None:

@@ -10,11 +10,20 @@ The fields that differ by name: `involvedObject` / `regarding`, `message` / `not
 `reportingController`, and core's `source`, `firstTimestamp`, `lastTimestamp`, `count`, which events.k8s.io/v1
 calls `deprecatedSource`, `deprecatedFirstTimestamp`, `deprecatedLastTimestamp`, `deprecatedCount`. The rest
 (`reason`, `type`, `action`, `eventTime`, `series`, `related`, `reportingInstance`, metadata) is the same.
+
+Each side is then written as Go's encoder writes that version's struct (`_go_json_zero`): core/v1 always writes
+`reportingComponent`, `reportingInstance` (`""`), `eventTime`, `firstTimestamp`, `lastTimestamp` (`null`) and
+`source` (`{}`); events.k8s.io/v1 omits its empty `reportingController`, `reportingInstance`, `note`, ... and always
+writes `eventTime`, `deprecatedFirstTimestamp`, `deprecatedLastTimestamp`, `regarding`, `deprecatedSource` and a
+series' `count`. So an Event a recorder wrote through one API reads through the other exactly as on a cluster.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar, Final
+
+from pyop.testing.builtins._go_json_zero import ZERO_FIELDS
 
 CORE: Final = "v1"
 EVENTS_V1: Final = "events.k8s.io/v1"
@@ -30,20 +39,43 @@ _RENAMED: Final = {
     "count": "deprecatedCount",
 }
 _BACK: Final = {events_name: core_name for core_name, events_name in _RENAMED.items()}
+_DEFINITIONS: Final = {CORE: "io.k8s.api.core.v1", EVENTS_V1: "io.k8s.api.events.v1"}
 
 
 def to_events_v1(event: dict[str, Any]) -> dict[str, Any]:
     """A core/v1 Event as events.k8s.io/v1 shows it."""
-    converted = {_RENAMED.get(key, key): value for key, value in event.items()}
-    converted["apiVersion"] = EVENTS_V1
-    return converted
+    return _encoded({_RENAMED.get(key, key): value for key, value in event.items()}, EVENTS_V1)
 
 
 def to_core(event: dict[str, Any]) -> dict[str, Any]:
     """An events.k8s.io/v1 Event as core/v1 (and the store) holds it."""
-    converted = {_BACK.get(key, key): value for key, value in event.items()}
-    converted["apiVersion"] = CORE
+    return _encoded({_BACK.get(key, key): value for key, value in event.items()}, CORE)
+
+
+def _encoded(event: dict[str, Any], api_version: str) -> dict[str, Any]:
+    """`event` (already renamed) with the top-level and series fields Go writes for `api_version`'s struct."""
+    package = _DEFINITIONS[api_version]
+    converted = _as_go_writes(event, f"{package}.Event")
+    converted["apiVersion"] = api_version
+    series = converted.get("series")
+    if isinstance(series, dict):
+        converted["series"] = _as_go_writes(series, f"{package}.EventSeries")
     return converted
+
+
+def _as_go_writes(value: dict[str, Any], definition: str) -> dict[str, Any]:
+    """Zero scalars of omitempty fields dropped, absent always-written fields added with their zero."""
+    always = dict(ZERO_FIELDS.get(definition, ()))
+    result = {key: item for key, item in value.items() if key in always or not _is_empty_scalar(item)}
+    for key, zero in always.items():
+        if key not in result:
+            result[key] = copy.deepcopy(zero)
+    return result
+
+
+def _is_empty_scalar(value: Any) -> bool:
+    """What `omitempty` drops among the values an Event's renamed fields hold: "", 0 and nil."""
+    return value is None or value == "" or (type(value) is int and value == 0)
 
 
 class EventConversion:

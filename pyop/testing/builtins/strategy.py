@@ -13,6 +13,7 @@ server, by default the one the CRD generator embeds: `pyop.api.definitions.PINNE
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pyop.api.definitions import (
@@ -30,6 +31,7 @@ from pyop.apiserver.registry.strategy import DEFAULT_FIELD_VALIDATION as DEFAULT
 from pyop.apiserver.registry.strategy import FIELD_VALIDATION_MODES as FIELD_VALIDATION_MODES
 from pyop.apiserver.registry.strategy import RESTStrategy
 from pyop.testing.builtins import defaulting, generation
+from pyop.testing.builtins._go_json_zero import ZERO_FIELDS
 from pyop.testing.builtins.decoding import DecodeError, decoder_for
 
 
@@ -107,7 +109,12 @@ class BuiltinStrategy:
 
 
 def _go_zero(definitions: Any, name: str, depth: int = 0) -> dict[str, Any]:
-    """Go's JSON of a zero struct: required scalars as 0, false or "", required structs as their own zero."""
+    """Go's JSON of a zero struct: the always-written fields `_go_json_zero` names (from the struct tags), or for
+    a type newer than that table the definition's required scalars as 0, false or "" and required structs as
+    their own zero."""
+    known = ZERO_FIELDS.get(name)
+    if known is not None:
+        return {field: copy.deepcopy(zero) for field, zero in known}
     schema = definitions.get(name) or {}
     zero: dict[str, Any] = {}
     for field in schema.get("required") or ():
