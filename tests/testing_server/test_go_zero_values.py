@@ -30,6 +30,7 @@ SERVICES = "/api/v1/namespaces/default/services"
 ROLES = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles"
 INGRESS_CLASSES = "/apis/networking.k8s.io/v1/ingressclasses"
 PODS = "/api/v1/namespaces/default/pods"
+STATEFUL_SETS = "/apis/apps/v1/namespaces/default/statefulsets"
 
 
 async def test_a_container_reads_back_empty_resources(api: Api) -> None:
@@ -39,6 +40,23 @@ async def test_a_container_reads_back_empty_resources(api: Api) -> None:
     assert template["metadata"] == {"labels": {"app": "web"}}  # creationTimestamp: omitzero since Kubernetes 1.33
     status, listed = await api.get(DEPLOY)
     assert listed["items"][0]["spec"]["template"]["spec"]["containers"][0]["resources"] == {}
+
+
+async def test_a_stateful_sets_claim_templates_are_defaulted_before_their_zero_fields_are_written(api: Api) -> None:
+    """kube defaults the Go struct, then encodes it: a claim template's (value-typed, always written) status is
+    unset when SetDefaults_PersistentVolumeClaim runs, so it reads back `{phase: Pending}`, not `{}`, as a
+    StatefulSet read from a cluster shows (an operator comparing its desired templates must expect it)."""
+    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    spec = {
+        "selector": {"matchLabels": {"app": "db"}},
+        "serviceName": "db",
+        "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "c", "image": "pg"}]}},
+        "volumeClaimTemplates": [claim, {**claim, "metadata": {"name": "logs"}, "status": {}}],
+    }
+    created = await api.create_ok(STATEFUL_SETS, {"metadata": {"name": "db"}, "spec": spec})
+    templates = created["spec"]["volumeClaimTemplates"]
+    assert [template["status"] for template in templates] == [{"phase": "Pending"}] * 2
+    assert templates[0]["spec"] == {"accessModes": ["ReadWriteOnce"], "resources": {}, "volumeMode": "Filesystem"}
 
 
 async def test_a_service_reads_back_an_empty_load_balancer_status(api: Api) -> None:

@@ -47,6 +47,9 @@ class DecodeResult:
     obj: dict[str, Any]
     unknown: list[str] = field(default_factory=list)  # `spec.foo`, `spec.containers[0].bar`, in document order
 
+    def with_zero_fields(self, decoder: TypeDecoder, definition: str, old: Any = None) -> DecodeResult:
+        return DecodeResult(decoder.add_zero_fields(self.obj, definition, old), self.unknown)
+
 
 # Node kinds.
 STRUCT, MAP, LIST, STRING, BYTES, INTEGER, NUMBER, BOOLEAN, QUANTITY_KIND, INT_OR_STRING_KIND, ANY = range(11)
@@ -84,10 +87,65 @@ class TypeDecoder:
     def decode(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
         """`old`: the stored object the request was made from; subtrees it shares with `obj` were decoded when
         they were stored and are not walked again."""
+        return self.decode_fields(obj, definition, old).with_zero_fields(self, definition, old)
+
+    def decode_fields(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
+        """`decode` without the always-written zero fields: the object as the Go struct holds it before defaulting,
+        so a defaulter sees an unset field as unset (kube defaults the struct, then encodes it; `add_zero_fields`
+        is the encoding's part)."""
         unknown: list[str] = []
         node = self._node_for(definition)
         decoded = self._value(obj, old, node, node.struct_name, [], unknown)
         return DecodeResult(decoded, unknown)
+
+    def add_zero_fields(self, obj: dict[str, Any], definition: str, old: Any = None) -> dict[str, Any]:
+        """`obj` with every absent field that Go's encoder writes when zero (`resources: {}`, `rules: null`),
+        sharing what did not change; subtrees shared with `old` (stored, so complete) are not walked."""
+        result = self._zeros(obj, old, self._node_for(definition))
+        assert isinstance(result, dict)
+        return result
+
+    def _zeros(self, value: Any, old: Any, node: Node) -> Any:
+        if value is old:
+            return value
+        kind = node.kind
+        if kind == STRUCT and isinstance(value, dict):
+            old_map = old if isinstance(old, dict) else None
+            result: dict[str, Any] | None = None
+            fields = node.fields
+            for key, item in value.items():
+                child = fields.get(key)
+                if child is None or child.kind not in _CONTAINERS or item is None:
+                    continue
+                new_item = self._zeros(item, old_map.get(key) if old_map is not None else None, child)
+                if new_item is not item:
+                    if result is None:
+                        result = dict(value)
+                    result[key] = new_item
+            for key, zero in node.zero_fields:
+                if key not in value:
+                    if result is None:
+                        result = dict(value)
+                    result[key] = copy.deepcopy(zero) if isinstance(zero, dict) else zero
+            return value if result is None else result
+        if kind in (MAP, LIST) and node.item is not None and node.item.kind in _CONTAINERS:
+            item_node = node.item
+            if isinstance(value, dict):
+                old_map = old if isinstance(old, dict) else None
+                changed = {
+                    key: new
+                    for key, item in value.items()
+                    if (new := self._zeros(item, old_map.get(key) if old_map else None, item_node)) is not item
+                }
+                return {**value, **changed} if changed else value
+            if isinstance(value, list):
+                old_list = old if isinstance(old, list) else None
+                items = [
+                    self._zeros(item, old_list[i] if old_list is not None and i < len(old_list) else None, item_node)
+                    for i, item in enumerate(value)
+                ]
+                return items if any(new is not item for new, item in zip(items, value, strict=True)) else value
+        return value
 
     # --- compilation ------------------------------------------------------------------------------------
 
@@ -233,11 +291,6 @@ class TypeDecoder:
             elif new_item is not item:
                 result = _prefix(value, index)
                 result[key] = new_item
-        for key, zero in node.zero_fields:
-            if key not in (value if result is None else result):  # unset, or a null the loop dropped
-                if result is None:
-                    result = dict(value)
-                result[key] = copy.deepcopy(zero) if isinstance(zero, dict) else zero
         if (
             self._null_creation_timestamp
             and struct_name in _ZERO_TIME_HOLDERS
@@ -300,6 +353,7 @@ class TypeDecoder:
         return value if result is None else result
 
 
+_CONTAINERS: Final = frozenset({STRUCT, MAP, LIST})
 _OBJECT_META: Final = "ObjectMeta"
 _ZERO_TIME_HOLDERS: Final = frozenset({_OBJECT_META, "PodTemplateSpec", "JobTemplateSpec", "PersistentVolumeClaim"})
 

@@ -424,7 +424,9 @@ def stateful_set(obj: Obj) -> None:
         if isinstance(claim, dict):
             if isinstance(claim.get("spec"), dict):
                 _pvc_spec(claim["spec"])
-            claim.setdefault("status", {"phase": "Pending"})  # SetDefaults_PersistentVolumeClaim
+            status = claim.setdefault("status", {})
+            if isinstance(status, dict) and not status.get("phase"):
+                status["phase"] = "Pending"  # SetDefaults_PersistentVolumeClaim
 
 
 def replica_set(obj: Obj) -> None:

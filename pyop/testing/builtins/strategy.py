@@ -5,6 +5,8 @@ In order, as the API server's decoder and registry do it:
    `fieldValidation` (Strict: 400; Warn, the API's default: a `Warning` header each; Ignore: silently), quantities
    canonical;
 2. default (`defaulting.apply_defaults`), on every write: an update that omits a defaulted field gets it again;
+   then the fields Go's encoder writes even when zero are added (`decoding.TypeDecoder.add_zero_fields`): after
+   defaulting, so a defaulter sees an unset field as unset;
 3. the kind's generation rule (`generation`).
 
 All of it is read from the Kubernetes OpenAPI definitions of one Kubernetes version (the `kubernetes_version` of the
@@ -76,7 +78,7 @@ class BuiltinStrategy:
         if not definition:
             return obj
         try:
-            result = self._decoder.decode(obj, definition, old)
+            result = self._decoder.decode_fields(obj, definition, old)
         except DecodeError as error:
             raise self._cannot_handle(resource_type, str(error)) from None
         if result.unknown:
@@ -84,7 +86,8 @@ class BuiltinStrategy:
                 raise self._cannot_handle(resource_type, strict_error_text(result.unknown))
             if field_validation == "Warn":
                 warnings.extend(unknown_field_warning(path) for path in result.unknown)
-        return defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj, old)
+        defaulted = defaulting.apply_defaults(resource_type.group, resource_type.kind, result.obj, old)
+        return self._decoder.add_zero_fields(defaulted, definition, old)  # encoded, as kube's answer is
 
     def zero_status(self, resource_type: ResourceType) -> dict[str, Any]:
         """The status a built-in registry writes on create (`obj.Status = StatefulSetStatus{}`), as Go encodes it:
