@@ -12,8 +12,10 @@ versions of the binary's build info (`dep k8s.io/api v0.35.1`).
 
 from __future__ import annotations
 
+import json
 import re
 import struct
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,3 +272,26 @@ def read_go_binary(path: Path, wanted: Callable[[str], bool]) -> GoBinary:
     if not structs:
         raise GoBinaryError(f"{path} holds no Go struct types of the packages asked for")
     return GoBinary(go_version, modules, structs, named_slices)
+
+
+def kubernetes_version(path: Path, binary: GoBinary) -> str:
+    """The Kubernetes version of the client-go a binary links, `v1.35.1`: from its build info's `k8s.io/api
+    v0.35.1`, else (a binary built inside the Kubernetes tree, whose build info says `(devel)`: kubectl) from
+    `version --client -o json`."""
+    module = binary.modules.get("k8s.io/api", "")
+    if module.startswith("v0."):
+        return "v1." + module[len("v0.") :]
+    return client_version(path)
+
+
+def client_version(path: Path) -> str:
+    """The client version a binary built inside the Kubernetes tree reports (its build info says `(devel)`)."""
+    result = subprocess.run(  # noqa: S603 - the binary the caller named
+        [str(path), "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=60, check=False
+    )
+    try:
+        return str(json.loads(result.stdout)["clientVersion"]["gitVersion"])
+    except (ValueError, KeyError, TypeError):
+        raise GoBinaryError(
+            f"{path}: its build info names no k8s.io/api version and `version --client -o json` printed none"
+        ) from None

