@@ -274,11 +274,11 @@ def read_go_binary(path: Path, wanted: Callable[[str], bool]) -> GoBinary:
     return GoBinary(go_version, modules, structs, named_slices)
 
 
-def kubernetes_version(path: Path, binary: GoBinary) -> str:
+def kubernetes_version(path: Path, binary: GoBinary | None) -> str:
     """The Kubernetes version of the client-go a binary links, `v1.35.1`: from its build info's `k8s.io/api
-    v0.35.1`, else (a binary built inside the Kubernetes tree, whose build info says `(devel)`: kubectl) from
-    `version --client -o json`."""
-    module = binary.modules.get("k8s.io/api", "")
+    v0.35.1`, else (a binary built inside the Kubernetes tree, whose build info says `(devel)`: kubectl; or one
+    whose types could not be read, ``binary`` None) from `version --client -o json`."""
+    module = binary.modules.get("k8s.io/api", "") if binary is not None else ""
     if module.startswith("v0."):
         return "v1." + module[len("v0.") :]
     return client_version(path)
@@ -295,3 +295,9 @@ def client_version(path: Path) -> str:
         raise GoBinaryError(
             f"{path}: its build info names no k8s.io/api version and `version --client -o json` printed none"
         ) from None
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`v1.37.1-dispatcher` -> (1, 37, 1), to order binaries by the Kubernetes version they link."""
+    match = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version)
+    return tuple(int(part or 0) for part in match.groups()) if match else ()

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import sys
 from collections.abc import Iterable
@@ -147,17 +146,13 @@ def table(binary: go.GoBinary, known: Iterable[str]) -> dict[str, tuple[tuple[st
     return found
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version.split("-")[0])[:3])
-
-
 def read_sources(paths: Iterable[Path]) -> list[tuple[str, str, go.GoBinary]]:
     """(name, Kubernetes version, binary) of each Go binary, newest client-go first (ties: the order given)."""
     sources = []
     for path in paths:
         binary = go.read_go_binary(path, wanted)
         sources.append((path.name, go.kubernetes_version(path, binary), binary))
-    return sorted(sources, key=lambda source: tuple(-part for part in _version_key(source[1])))
+    return sorted(sources, key=lambda source: tuple(-part for part in go.version_key(source[1])))
 
 
 def merged_table(

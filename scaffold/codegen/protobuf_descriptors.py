@@ -46,8 +46,7 @@ from typing import Any, Final
 
 from pyop.api.definitions import available_kubernetes_versions, load_definitions
 from pyop.apiserver.endpoints.protobuf.wire import WireError, iter_fields
-from pyop_scaffold.codegen.go_binary_types import GoBinaryError, read_go_binary
-from pyop_scaffold.codegen.go_binary_types import client_version as go_client_version
+from pyop_scaffold.codegen.go_binary_types import GoBinaryError, kubernetes_version, read_go_binary, version_key
 from pyop_scaffold.codegen.module_output import write_or_check
 from pyop_scaffold.codegen.protobuf_messages import FieldDescriptor, FileDescriptor, MessageDescriptor
 from pyop_scaffold.codegen.protobuf_struct_tags import StructTagError, files_from_struct_tags, wanted
@@ -205,12 +204,7 @@ class Source:
 
     @property
     def version_key(self) -> tuple[int, ...]:
-        return _version_key(self.version)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    match = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version)
-    return tuple(int(part or 0) for part in match.groups()) if match else ()
+        return version_key(self.version)
 
 
 def descriptor_files(binary: bytes) -> list[FileDescriptor]:
@@ -249,17 +243,11 @@ def read_binary(path: Path) -> Source:
         read = "Go struct tags"
     if not files:
         raise DescriptorSourceError(f"{path} embeds no k8s.io FileDescriptorProtos and no Go API types")
-    module = go_binary.modules.get("k8s.io/api", "") if go_binary else ""
-    version = "v1." + module[len("v0.") :] if module.startswith("v0.") else client_version(path)
-    return Source(path.name, version, read, tuple(files))
-
-
-def client_version(path: Path) -> str:
-    """The client version a binary built inside the Kubernetes tree reports (its build info says `(devel)`)."""
     try:
-        return go_client_version(path)
+        version = kubernetes_version(path, go_binary)
     except GoBinaryError as error:
         raise DescriptorSourceError(str(error)) from None
+    return Source(path.name, version, read, tuple(files))
 
 
 def default_binaries() -> list[Path]:

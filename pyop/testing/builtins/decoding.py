@@ -47,9 +47,6 @@ class DecodeResult:
     obj: dict[str, Any]
     unknown: list[str] = field(default_factory=list)  # `spec.foo`, `spec.containers[0].bar`, in document order
 
-    def with_zero_fields(self, decoder: TypeDecoder, definition: str, old: Any = None) -> DecodeResult:
-        return DecodeResult(decoder.add_zero_fields(self.obj, definition, old), self.unknown)
-
 
 # Node kinds.
 STRUCT, MAP, LIST, STRING, BYTES, INTEGER, NUMBER, BOOLEAN, QUANTITY_KIND, INT_OR_STRING_KIND, ANY = range(11)
@@ -87,7 +84,8 @@ class TypeDecoder:
     def decode(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
         """`old`: the stored object the request was made from; subtrees it shares with `obj` were decoded when
         they were stored and are not walked again."""
-        return self.decode_fields(obj, definition, old).with_zero_fields(self, definition, old)
+        result = self.decode_fields(obj, definition, old)
+        return DecodeResult(self.add_zero_fields(result.obj, definition, old), result.unknown)
 
     def decode_fields(self, obj: dict[str, Any], definition: str, old: Any = None) -> DecodeResult:
         """`decode` without the always-written zero fields: the object as the Go struct holds it before defaulting,
@@ -126,7 +124,7 @@ class TypeDecoder:
                 if key not in value:
                     if result is None:
                         result = dict(value)
-                    result[key] = copy.deepcopy(zero) if isinstance(zero, dict) else zero
+                    result[key] = _fresh(zero)
             return value if result is None else result
         if kind in (MAP, LIST) and node.item is not None and node.item.kind in _CONTAINERS:
             item_node = node.item
@@ -351,6 +349,18 @@ class TypeDecoder:
             elif new_item is not item:
                 result = [*value[:index], new_item]
         return value if result is None else result
+
+
+def go_zero_fields(definition: str) -> dict[str, Any] | None:
+    """The fields Go's encoder writes for `definition`'s struct when they are zero, each a fresh zero value (the
+    caller may change it); None for a type the struct-tag table does not know."""
+    known = ZERO_FIELDS.get(definition)
+    return None if known is None else {name: _fresh(zero) for name, zero in known}
+
+
+def _fresh(zero: Any) -> Any:
+    """A zero struct (`{}` or nested) copied, so no two objects share it; scalars and null as they are."""
+    return copy.deepcopy(zero) if isinstance(zero, dict) else zero
 
 
 _CONTAINERS: Final = frozenset({STRUCT, MAP, LIST})

@@ -20,10 +20,9 @@ series' `count`. So an Event a recorder wrote through one API reads through the 
 
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar, Final
 
-from pyop.testing.builtins._go_json_zero import ZERO_FIELDS
+from pyop.testing.builtins.decoding import go_zero_fields
 
 CORE: Final = "v1"
 EVENTS_V1: Final = "events.k8s.io/v1"
@@ -65,12 +64,9 @@ def _encoded(event: dict[str, Any], api_version: str) -> dict[str, Any]:
 
 def _as_go_writes(value: dict[str, Any], definition: str) -> dict[str, Any]:
     """Zero scalars of omitempty fields dropped, absent always-written fields added with their zero."""
-    always = dict(ZERO_FIELDS.get(definition, ()))
+    always = go_zero_fields(definition) or {}
     result = {key: item for key, item in value.items() if key in always or not _is_empty_scalar(item)}
-    for key, zero in always.items():
-        if key not in result:
-            result[key] = copy.deepcopy(zero)
-    return result
+    return result | {key: zero for key, zero in always.items() if key not in result}
 
 
 def _is_empty_scalar(value: Any) -> bool:

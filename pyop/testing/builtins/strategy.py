@@ -15,7 +15,6 @@ server, by default the one the CRD generator embeds: `pyop.api.definitions.PINNE
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from pyop.api.definitions import (
@@ -33,8 +32,7 @@ from pyop.apiserver.registry.strategy import DEFAULT_FIELD_VALIDATION as DEFAULT
 from pyop.apiserver.registry.strategy import FIELD_VALIDATION_MODES as FIELD_VALIDATION_MODES
 from pyop.apiserver.registry.strategy import RESTStrategy
 from pyop.testing.builtins import defaulting, generation
-from pyop.testing.builtins._go_json_zero import ZERO_FIELDS
-from pyop.testing.builtins.decoding import DecodeError, decoder_for
+from pyop.testing.builtins.decoding import DecodeError, decoder_for, go_zero_fields
 
 
 class BuiltinStrategy:
@@ -115,9 +113,9 @@ def _go_zero(definitions: Any, name: str, depth: int = 0) -> dict[str, Any]:
     """Go's JSON of a zero struct: the always-written fields `_go_json_zero` names (from the struct tags), or for
     a type newer than that table the definition's required scalars as 0, false or "" and required structs as
     their own zero."""
-    known = ZERO_FIELDS.get(name)
+    known = go_zero_fields(name)
     if known is not None:
-        return {field: copy.deepcopy(zero) for field, zero in known}
+        return known
     schema = definitions.get(name) or {}
     zero: dict[str, Any] = {}
     for field in schema.get("required") or ():

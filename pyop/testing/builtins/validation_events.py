@@ -115,9 +115,8 @@ def _strict_create(event: Mapping[str, Any]) -> Iterator[StatusCause]:
 def _strict_update(event: Mapping[str, Any], old: Mapping[str, Any]) -> Iterator[StatusCause]:
     if event.get("series") != old.get("series"):
         yield from _series(event)
-    for field in ("involvedObject", "reason", "message", "source", *_TIMES, "count", "type"):
-        if field == "reason":  # kube checks reason twice (events.go lists it twice): two causes, as there
-            yield from _immutable(event, old, field)
+    # events.go's order, reason twice (two causes, as there).
+    for field in ("involvedObject", "reason", "message", "source", *_TIMES, "count", "reason", "type"):
         yield from _immutable(event, old, field)
     if _micro_time(event.get("eventTime")) != _micro_time(old.get("eventTime")):
         yield from _immutable(event, old, "eventTime")
